@@ -1,0 +1,10 @@
+//! The NEON tier: 128-bit Advanced SIMD vectors.
+
+mod checksum;
+
+crate::arch::tier_type! {
+    /// The NEON tier. Holding a value proves that the CPU has NEON.
+    Neon,
+    runtime: std::arch::is_aarch64_feature_detected!("neon"),
+    compile_time: cfg!(target_feature = "neon"),
+}

@@ -1,0 +1,126 @@
+//! The kernels, one module per architecture and tier.
+//!
+//! Each tier is a zero-sized type whose constructor checks the CPU feature it
+//! needs, so that holding a value proves the feature and its methods are
+//! safe to call: [`portable::Portable`] everywhere, [`x86_64::Sse2`],
+//! [`x86_64::Avx2`] and [`x86_64::Avx512`] on x86_64, [`aarch64::Neon`] on
+//! aarch64. Tests and benchmarks use them to run every tier the machine has;
+//! applications normally call the crate's top-level functions, which pick the
+//! [active tier](crate::active_tier) for them.
+//!
+//! ```
+//! use fastpath::arch::portable::Portable;
+//!
+//! let data = [0x00, 0x01, 0xf2, 0x03, 0xf4, 0xf5, 0xf6, 0xf7];
+//! assert_eq!(Portable::new().sum(&data), 0xddf2);
+//! #[cfg(target_arch = "x86_64")]
+//! if let Some(avx2) = fastpath::arch::x86_64::Avx2::new() {
+//!     assert_eq!(avx2.sum(&data), 0xddf2);
+//! }
+//! ```
+
+use crate::Tier;
+
+#[cfg(target_arch = "aarch64")]
+pub mod aarch64;
+pub mod portable;
+pub(crate) mod scalar;
+#[cfg(target_arch = "x86_64")]
+pub mod x86_64;
+
+/// The checksum kernel of `tier` as a plain function, or `None` if this CPU
+/// lacks the tier. The function returns the folded ones'-complement sum of
+/// its input, as the tier types' `sum` methods do.
+///
+/// ```
+/// use fastpath::Tier;
+///
+/// for tier in Tier::ALL {
+///     if let Some(sum) = fastpath::arch::sum_kernel(tier) {
+///         assert_eq!(sum(&[0x12, 0x34, 0x56]), 0x6834);
+///     }
+/// }
+/// ```
+pub fn sum_kernel(tier: Tier) -> Option<fn(&[u8]) -> u16> {
+    match tier {
+        Tier::Portable => Some(|data| portable::Portable::new().sum(data)),
+        #[cfg(target_arch = "x86_64")]
+        Tier::Sse2 => x86_64::Sse2::new().map(|_| -> fn(&[u8]) -> u16 {
+            // SAFETY: `Sse2::new` returned `Some`, so the CPU has SSE2.
+            |data| unsafe { x86_64::Sse2::new_unchecked() }.sum(data)
+        }),
+        #[cfg(target_arch = "x86_64")]
+        Tier::Avx2 => x86_64::Avx2::new().map(|_| -> fn(&[u8]) -> u16 {
+            // SAFETY: `Avx2::new` returned `Some`, so the CPU has AVX2.
+            |data| unsafe { x86_64::Avx2::new_unchecked() }.sum(data)
+        }),
+        #[cfg(target_arch = "x86_64")]
+        Tier::Avx512 => x86_64::Avx512::new().map(|_| -> fn(&[u8]) -> u16 {
+            // SAFETY: `Avx512::new` returned `Some`, so the CPU has the
+            // AVX-512 subsets the kernels use.
+            |data| unsafe { x86_64::Avx512::new_unchecked() }.sum(data)
+        }),
+        #[cfg(target_arch = "aarch64")]
+        Tier::Neon => aarch64::Neon::new().map(|_| -> fn(&[u8]) -> u16 {
+            // SAFETY: `Neon::new` returned `Some`, so the CPU has NEON.
+            |data| unsafe { aarch64::Neon::new_unchecked() }.sum(data)
+        }),
+        #[allow(unreachable_patterns)]
+        _ => None,
+    }
+}
+
+/// Defines a tier's zero-sized type: `new`, `new_unchecked`, `is_available`.
+///
+/// `runtime` is the detection expression used with `std`; `compile_time` the
+/// `cfg!` used without it.
+macro_rules! tier_type {
+    (
+        $(#[$attr:meta])*
+        $name:ident, runtime: $runtime:expr, compile_time: $compile_time:expr $(,)?
+    ) => {
+        $(#[$attr])*
+        #[derive(Clone, Copy, Debug)]
+        pub struct $name(());
+
+        impl $name {
+            /// Returns the tier if this CPU supports it.
+            #[inline]
+            pub fn new() -> Option<Self> {
+                if Self::is_available() {
+                    // SAFETY: the feature was just detected.
+                    Some(unsafe { Self::new_unchecked() })
+                } else {
+                    None
+                }
+            }
+
+            /// Returns the tier without checking the CPU.
+            ///
+            /// # Safety
+            ///
+            /// The CPU must support the tier's instructions
+            /// ([`is_available`](Self::is_available) returns `true`).
+            #[inline]
+            pub const unsafe fn new_unchecked() -> Self {
+                Self(())
+            }
+
+            /// Whether this CPU supports the tier: detected at run time with
+            /// `std` (the standard library caches the answer), fixed by the
+            /// compile-time target features without it.
+            #[inline]
+            pub fn is_available() -> bool {
+                #[cfg(feature = "std")]
+                {
+                    $runtime
+                }
+                #[cfg(not(feature = "std"))]
+                {
+                    $compile_time
+                }
+            }
+        }
+    };
+}
+pub(crate) use tier_type;

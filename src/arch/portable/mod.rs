@@ -1,0 +1,16 @@
+//! The portable tier: plain Rust, available on every target, written so that
+//! compilers vectorize it for whatever vector unit the target has.
+
+mod checksum;
+
+/// The portable tier. Always available.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Portable(());
+
+impl Portable {
+    /// Returns the portable tier.
+    #[inline]
+    pub const fn new() -> Self {
+        Portable(())
+    }
+}

@@ -1,0 +1,10 @@
+//! The AVX2 tier: 256-bit vectors.
+
+mod checksum;
+
+crate::arch::tier_type! {
+    /// The AVX2 tier. Holding a value proves that the CPU has AVX2.
+    Avx2,
+    runtime: std::is_x86_feature_detected!("avx2"),
+    compile_time: cfg!(target_feature = "avx2"),
+}

@@ -1,0 +1,10 @@
+//! The SSE2 tier: 128-bit vectors, part of every x86_64 CPU.
+
+mod checksum;
+
+crate::arch::tier_type! {
+    /// The SSE2 tier. Holding a value proves that the CPU has SSE2.
+    Sse2,
+    runtime: std::is_x86_feature_detected!("sse2"),
+    compile_time: cfg!(target_feature = "sse2"),
+}

@@ -1,0 +1,246 @@
+//! The Internet checksum (RFC 1071): one-shot, streaming, combined and
+//! scatter-gather.
+
+use crate::arch::{self, scalar};
+use crate::tier::dispatch;
+
+/// Inputs up to this many bytes are summed by inline scalar code, without a
+/// call through the dispatch pointer: an IPv4 header, a TCP or UDP header, a
+/// pseudo-header. Below it the vector kernels' fixed costs (masks, the final
+/// horizontal sum) are larger than the scalar loop.
+const INLINE_MAX: usize = 64;
+
+dispatch! {
+    /// The folded sum of `data` by the active tier's kernel.
+    fn sum_dispatched(data: &[u8]) -> u16;
+    kernel = arch::sum_kernel;
+}
+
+/// The folded ones'-complement sum of `data` as big-endian 16-bit words.
+#[inline]
+fn sum(data: &[u8]) -> u16 {
+    if data.len() <= INLINE_MAX {
+        scalar::sum(data)
+    } else {
+        sum_dispatched(data)
+    }
+}
+
+/// The Internet checksum of `data` (RFC 1071).
+///
+/// `data` is read as big-endian 16-bit words, an odd final byte padded with
+/// zero; the result is the ones' complement of their ones'-complement sum.
+/// Its [`to_be_bytes`](u16::to_be_bytes) are the two bytes to store in a
+/// header's checksum field. Data that already holds its correct checksum
+/// gives 0, and empty data gives 0xffff.
+///
+/// Any length and alignment is fine, and the sum never overflows.
+///
+/// ```
+/// // An IPv4 header with its checksum field (bytes 10 and 11) zeroed.
+/// let mut header = [
+///     0x45, 0x00, 0x00, 0x73, 0x00, 0x00, 0x40, 0x00, 0x40, 0x11,
+///     0x00, 0x00, 0xc0, 0xa8, 0x00, 0x01, 0xc0, 0xa8, 0x00, 0xc7,
+/// ];
+/// let sum = fastpath::checksum(&header);
+/// assert_eq!(sum, 0xb861);
+/// header[10..12].copy_from_slice(&sum.to_be_bytes());
+/// // With the checksum in place, the header verifies.
+/// assert_eq!(fastpath::checksum(&header), 0);
+/// ```
+#[inline]
+pub fn checksum(data: &[u8]) -> u16 {
+    !sum(data)
+}
+
+/// The Internet checksum of the concatenation of `bufs` (scatter-gather),
+/// whatever their lengths.
+///
+/// ```
+/// let data = [0x00, 0x01, 0xf2, 0x03, 0xf4, 0xf5, 0xf6, 0xf7];
+/// let pieces: [&[u8]; 3] = [&data[..1], &data[1..6], &data[6..]];
+/// assert_eq!(fastpath::checksum_vectored(pieces), fastpath::checksum(&data));
+/// ```
+pub fn checksum_vectored<I>(bufs: I) -> u16
+where
+    I: IntoIterator,
+    I::Item: AsRef<[u8]>,
+{
+    let mut sum = Checksum::new();
+    sum.update_vectored(bufs);
+    sum.finish()
+}
+
+/// A running Internet checksum over data that arrives in pieces.
+///
+/// The state is a folded ones'-complement sum (16 bits) and whether an odd
+/// number of bytes went into it, which says how the next piece's bytes pair
+/// into words. Pieces may have any length: the result always equals
+/// [`checksum`] of their concatenation.
+///
+/// Besides `update` and `finish`, it offers what users of Linux's `csum_*`
+/// helpers and DPDK's `rte_raw_cksum` expect: adding 16- and 32-bit values
+/// (pseudo-header fields), the folded partial sum, and combining the sums of
+/// adjacent pieces computed independently.
+///
+/// ```
+/// use fastpath::Checksum;
+///
+/// // A UDP checksum over IPv4: the pseudo-header fields, then the datagram.
+/// let udp = [0x30, 0x39, 0x00, 0x35, 0x00, 0x0c, 0x00, 0x00, b'p', b'i', b'n', b'g'];
+/// let mut sum = Checksum::new();
+/// sum.add_u32(0xc0a8_0001); // source address 192.168.0.1
+/// sum.add_u32(0xc0a8_00c7); // destination address 192.168.0.199
+/// sum.add_u16(17); // zero byte and protocol (UDP)
+/// sum.add_u16(udp.len() as u16); // UDP length
+/// sum.update(&udp);
+/// assert_eq!(sum.finish(), 0x4a79);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Checksum {
+    /// Folded ones'-complement sum, as big-endian words counted from the
+    /// first byte of the stream.
+    sum: u16,
+    /// Whether the bytes summed so far are odd in number.
+    odd: bool,
+}
+
+impl Checksum {
+    /// A checksum over no data.
+    #[inline]
+    pub const fn new() -> Checksum {
+        Checksum { sum: 0, odd: false }
+    }
+
+    /// The state after a piece of data whose folded partial sum is `sum`
+    /// (as from [`Checksum::sum`], DPDK's `rte_raw_cksum` or Linux's
+    /// `csum_partial` folded) and whose length is odd if `odd_len`.
+    ///
+    /// ```
+    /// use fastpath::Checksum;
+    ///
+    /// let mut a = Checksum::new();
+    /// a.update(b"abc");
+    /// assert_eq!(Checksum::from_parts(a.sum(), true), a);
+    /// ```
+    #[inline]
+    pub const fn from_parts(sum: u16, odd_len: bool) -> Checksum {
+        Checksum { sum, odd: odd_len }
+    }
+
+    /// Adds the bytes of `data`, which follow those added so far.
+    #[inline]
+    pub fn update(&mut self, data: &[u8]) {
+        self.append(sum(data), data.len() % 2 == 1);
+    }
+
+    /// Adds each buffer of `bufs` in turn, as [`update`](Self::update) does.
+    ///
+    /// ```
+    /// use fastpath::Checksum;
+    ///
+    /// let mut sum = Checksum::new();
+    /// sum.update_vectored([&b"hello, "[..], b"world"]);
+    /// assert_eq!(sum.finish(), fastpath::checksum(b"hello, world"));
+    /// ```
+    pub fn update_vectored<I>(&mut self, bufs: I)
+    where
+        I: IntoIterator,
+        I::Item: AsRef<[u8]>,
+    {
+        for buf in bufs {
+            self.update(buf.as_ref());
+        }
+    }
+
+    /// Appends the data summed by `other`, which follows the data of `self`.
+    /// The two may have been computed independently, for example on two
+    /// halves of a buffer; `self` may have an odd length.
+    ///
+    /// ```
+    /// use fastpath::Checksum;
+    ///
+    /// let data = b"the quick brown fox";
+    /// let (head, tail) = data.split_at(7);
+    /// let mut a = Checksum::new();
+    /// a.update(head);
+    /// let mut b = Checksum::new();
+    /// b.update(tail);
+    /// a.combine(&b);
+    /// assert_eq!(a.finish(), fastpath::checksum(data));
+    /// ```
+    #[inline]
+    pub fn combine(&mut self, other: &Checksum) {
+        self.append(other.sum, other.odd);
+    }
+
+    /// Adds a 16-bit value, as one big-endian word, to the sum. The value is
+    /// added where it lands no matter how many bytes came before (like
+    /// Linux's `csum_add`), so it leaves the byte count unchanged: this is
+    /// how pseudo-header fields and length fields are added.
+    #[inline]
+    pub fn add_u16(&mut self, value: u16) {
+        self.sum = scalar::add16(self.sum, value);
+    }
+
+    /// Adds a 32-bit value, as two big-endian words (an IPv4 address), in the
+    /// way of [`add_u16`](Self::add_u16).
+    #[inline]
+    pub fn add_u32(&mut self, value: u32) {
+        self.add_u16((value >> 16) as u16);
+        self.add_u16(value as u16);
+    }
+
+    /// The folded ones'-complement sum so far, not complemented: what DPDK's
+    /// `rte_raw_cksum` returns. It is 0 only if every byte added was 0.
+    #[inline]
+    pub const fn sum(&self) -> u16 {
+        self.sum
+    }
+
+    /// Whether an odd number of bytes has been added.
+    #[inline]
+    pub const fn is_odd(&self) -> bool {
+        self.odd
+    }
+
+    /// The Internet checksum of everything added: the ones' complement of
+    /// [`sum`](Self::sum), as [`checksum`] returns it.
+    #[inline]
+    pub const fn finish(&self) -> u16 {
+        !self.sum
+    }
+
+    /// Adds the sum of a piece that starts where the data so far ends.
+    #[inline]
+    fn append(&mut self, piece_sum: u16, piece_odd: bool) {
+        // After an odd number of bytes, the piece's first byte is the low
+        // byte of a word: each of its words is shifted by one byte, and the
+        // ones'-complement sum of byte-swapped words is the byte-swapped sum
+        // (RFC 1071 §2(B)).
+        let piece_sum = if self.odd { piece_sum.swap_bytes() } else { piece_sum };
+        self.sum = scalar::add16(self.sum, piece_sum);
+        self.odd ^= piece_odd;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rfc1071_example() {
+        let data = [0x00, 0x01, 0xf2, 0x03, 0xf4, 0xf5, 0xf6, 0xf7];
+        assert_eq!(checksum(&data), 0x220d);
+        let mut sum = Checksum::new();
+        sum.update(&data);
+        assert_eq!(sum.sum(), 0xddf2);
+    }
+
+    #[test]
+    fn empty() {
+        assert_eq!(checksum(&[]), 0xffff);
+        assert_eq!(Checksum::new().finish(), 0xffff);
+        assert_eq!(Checksum::new().sum(), 0);
+    }
+}

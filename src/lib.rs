@@ -1,0 +1,48 @@
+//! # fastpath
+//!
+//! The data path of packet processing: the Internet checksum of RFC 1071 at
+//! the speed of the hardware, on any byte slice, at any alignment and length.
+//!
+//! ```
+//! // The example of RFC 1071 §3: the words sum to 0xddf2, so the checksum is
+//! // its ones' complement.
+//! let data = [0x00, 0x01, 0xf2, 0x03, 0xf4, 0xf5, 0xf6, 0xf7];
+//! assert_eq!(fastpath::checksum(&data), 0x220d);
+//!
+//! // The same, in pieces of any length.
+//! let mut sum = fastpath::Checksum::new();
+//! sum.update(&data[..3]);
+//! sum.update(&data[3..]);
+//! assert_eq!(sum.finish(), 0x220d);
+//! ```
+//!
+//! ## Kernels and tiers
+//!
+//! Every primitive has a portable kernel, written so that compilers vectorize
+//! it, and hand-written kernels for SSE2, AVX2 and AVX-512 on x86_64 and NEON
+//! on aarch64. With the `std` feature (on by default) the best kernel the CPU
+//! supports is chosen once, at the first call, and cached; the environment
+//! variable `FASTPATH_TIER` caps that choice (see [`Tier`]). Without `std`,
+//! the kernel is chosen at compile time from the enabled target features.
+//! [`active_tier`] names the kernel in use, and each tier is a type in
+//! [`arch`] that can be constructed directly once its CPU feature is proven.
+//!
+//! ## Memory safety
+//!
+//! No kernel reads a byte outside the slice it is given: the x86_64 kernels
+//! read only whole aligned vectors that hold at least one byte of the slice
+//! and mask the others away, or finish with scalar code. The test suite checks
+//! this with inaccessible guard pages on both sides of the data.
+#![no_std]
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
+#[cfg(feature = "std")]
+extern crate std;
+
+pub mod arch;
+mod checksum;
+pub mod reference;
+mod tier;
+
+pub use checksum::{Checksum, checksum, checksum_vectored};
+pub use tier::{ParseTierError, Tier, active_tier};

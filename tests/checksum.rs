@@ -1,0 +1,253 @@
+//! Every checksum kernel of every tier this machine runs, and the public
+//! entry points, against the RFC 1071 reference.
+
+mod common;
+
+use common::{name, random_bytes, sum_kernels};
+use fastpath::{Checksum, Tier, checksum, reference};
+use proptest::prelude::*;
+
+/// Data sets of `len` bytes: random, all 0x00, all 0xff.
+fn data_sets(len: usize) -> [Vec<u8>; 3] {
+    [random_bytes(len, len as u64), vec![0; len], vec![0xff; len]]
+}
+
+#[test]
+fn rfc1071_section3_example() {
+    let data = [0x00, 0x01, 0xf2, 0x03, 0xf4, 0xf5, 0xf6, 0xf7];
+    assert_eq!(reference::sum(&data), 0xddf2);
+    for (tier, sum) in sum_kernels() {
+        assert_eq!(sum(&data), 0xddf2, "{}", name(tier));
+    }
+    assert_eq!(checksum(&data), 0x220d);
+}
+
+#[test]
+fn conventions() {
+    assert_eq!(checksum(&[]), 0xffff);
+    assert_eq!(checksum(&[0; 64]), 0xffff);
+    // An odd final byte is the high byte of a word padded with zero.
+    assert_eq!(checksum(&[0x12]), !0x1200);
+    assert_eq!(checksum(&[0x12, 0x34, 0x56]), !0x6834);
+    // A correct checksum field makes the data sum to 0.
+    let mut data = random_bytes(1000, 7);
+    data[10..12].fill(0);
+    let sum = checksum(&data);
+    data[10..12].copy_from_slice(&sum.to_be_bytes());
+    assert_eq!(checksum(&data), 0);
+}
+
+/// Every length 0..=1100 at every start offset 0..=63.
+#[test]
+fn every_length_and_offset() {
+    let buffers = data_sets(1100 + 64);
+    for (tier, sum) in sum_kernels() {
+        for buffer in &buffers {
+            for offset in 0..64 {
+                for len in 0..=1100 {
+                    let data = &buffer[offset..offset + len];
+                    assert_eq!(
+                        sum(data),
+                        reference::sum(data),
+                        "{}: offset {offset}, length {len}, first byte {:#x}",
+                        name(tier),
+                        buffer[0]
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Lengths around every multiple of 64 up to 70 000, at offsets 0, 1 and 33.
+#[test]
+fn lengths_around_multiples_of_64() {
+    let buffers = data_sets(70_003 + 33);
+    for (tier, sum) in sum_kernels() {
+        for buffer in &buffers {
+            for offset in [0, 1, 33] {
+                for base in (64..=70_000).step_by(64) {
+                    for len in base - 2..=base + 2 {
+                        let data = &buffer[offset..offset + len];
+                        assert_eq!(
+                            sum(data),
+                            reference::sum(data),
+                            "{}: offset {offset}, length {len}, first byte {:#x}",
+                            name(tier),
+                            buffer[0]
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// No kernel reads past the end of its data or before its start: the data
+/// is placed right before, and right after, an inaccessible page. A stray
+/// read is a segmentation fault.
+#[cfg(unix)]
+#[test]
+fn guard_pages() {
+    let mut guarded = common::GuardedPage::new();
+    let fill = random_bytes(guarded.page_mut().len(), 3);
+    guarded.page_mut().copy_from_slice(&fill);
+    for (tier, sum) in sum_kernels() {
+        for len in 0..=300 {
+            for gap in 0..64 {
+                let data = guarded.before_guard(len, gap);
+                assert_eq!(sum(data), reference::sum(data), "{} before guard: {len} bytes, gap {gap}", name(tier));
+                let data = guarded.after_guard(len, gap);
+                assert_eq!(sum(data), reference::sum(data), "{} after guard: {len} bytes, gap {gap}", name(tier));
+            }
+        }
+    }
+}
+
+/// All-0xff data: the largest words, where narrow accumulators overflow
+/// (from 131 076 bytes on, for a 32-bit sum of 16-bit words). Even lengths
+/// sum to 0xffff (checksum 0), odd ones to 0xff00 (checksum 0x00ff).
+fn check_all_ones(len: usize) {
+    let data = vec![0xff; len];
+    let expected = if len % 2 == 0 { 0xffff } else { 0xff00 };
+    for (tier, sum) in sum_kernels() {
+        assert_eq!(sum(&data), expected, "{}: {len} bytes of 0xff", name(tier));
+        assert_eq!(sum(&data[1..]), if len % 2 == 1 { 0xffff } else { 0xff00 }, "{}: {len} - 1 bytes", name(tier));
+    }
+}
+
+#[test]
+fn overflow_all_ones() {
+    for len in [131_074, 131_075, 131_076, 131_077, 1 << 17, 1 << 20, (1 << 24) + 1] {
+        check_all_ones(len);
+    }
+}
+
+/// More than 2^32 bytes of 0xff (4 GiB of memory), past every 32-bit counter.
+#[test]
+#[cfg(target_pointer_width = "64")]
+fn overflow_all_ones_past_4_gib() {
+    if std::env::var_os("FASTPATH_SKIP_HUGE_TESTS").is_some() {
+        eprintln!("skipped: FASTPATH_SKIP_HUGE_TESTS is set");
+        return;
+    }
+    check_all_ones((1 << 32) + 3);
+}
+
+#[test]
+fn streaming_split_at_every_position() {
+    for len in [0, 1, 2, 3, 63, 64, 65, 100, 257, 1500] {
+        let data = random_bytes(len, 11);
+        let expected = checksum(&data);
+        for split in 0..=len {
+            let mut sum = Checksum::new();
+            sum.update(&data[..split]);
+            sum.update(&data[split..]);
+            assert_eq!(sum.finish(), expected, "length {len}, split {split}");
+
+            let (mut head, mut tail) = (Checksum::new(), Checksum::new());
+            head.update(&data[..split]);
+            tail.update(&data[split..]);
+            head.combine(&tail);
+            assert_eq!(head.finish(), expected, "combine: length {len}, split {split}");
+        }
+    }
+}
+
+#[test]
+fn one_byte_at_a_time() {
+    let data = random_bytes(3000, 5);
+    let mut sum = Checksum::new();
+    for byte in &data {
+        sum.update(core::slice::from_ref(byte));
+    }
+    assert_eq!(sum.finish(), checksum(&data));
+    assert_eq!(sum.is_odd(), false);
+}
+
+#[test]
+fn add_values_equal_added_bytes() {
+    // Pseudo-header fields added as values equal the same bytes added as
+    // data, at an even position.
+    let mut by_value = Checksum::new();
+    by_value.update(b"pseudo");
+    by_value.add_u32(0xc0a8_0001);
+    by_value.add_u16(0x0011);
+    let mut by_bytes = Checksum::new();
+    by_bytes.update(b"pseudo");
+    by_bytes.update(&[0xc0, 0xa8, 0x00, 0x01, 0x00, 0x11]);
+    assert_eq!(by_value, by_bytes);
+    // After an odd number of bytes a value is still added as a whole word.
+    let mut odd = Checksum::new();
+    odd.update(b"x");
+    odd.add_u16(0x1234);
+    assert_eq!(odd.sum(), 0x7800 + 0x1234);
+    assert!(odd.is_odd());
+}
+
+#[test]
+fn scatter_gather() {
+    let data = random_bytes(5000, 9);
+    let pieces: Vec<&[u8]> = vec![&data[..1], &data[1..4], &data[4..1001], &data[1001..1001], &data[1001..]];
+    assert_eq!(fastpath::checksum_vectored(&pieces), checksum(&data));
+    let mut sum = Checksum::new();
+    sum.update_vectored(pieces.iter());
+    assert_eq!(sum.finish(), checksum(&data));
+}
+
+#[test]
+fn from_parts_round_trip() {
+    let data = random_bytes(777, 13);
+    let mut a = Checksum::new();
+    a.update(&data[..333]);
+    let rebuilt = Checksum::from_parts(a.sum(), a.is_odd());
+    assert_eq!(rebuilt, a);
+    let mut b = rebuilt;
+    b.update(&data[333..]);
+    assert_eq!(b.finish(), checksum(&data));
+}
+
+#[test]
+fn active_tier_is_the_best_available() {
+    let active = fastpath::active_tier();
+    assert!(active.is_available());
+    if std::env::var_os("FASTPATH_TIER").is_none() {
+        let best = Tier::ALL.into_iter().rev().find(|t| t.is_available()).unwrap();
+        assert_eq!(active, best);
+    }
+    eprintln!("active tier: {active}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn differential(data in proptest::collection::vec(any::<u8>(), 0..5000), offset in 0usize..64) {
+        let data = &data[offset.min(data.len())..];
+        let expected = reference::sum(data);
+        for (tier, sum) in sum_kernels() {
+            prop_assert_eq!(sum(data), expected, "{}", name(tier));
+        }
+    }
+
+    #[test]
+    fn streaming_any_splits(
+        data in proptest::collection::vec(any::<u8>(), 0..3000),
+        mut splits in proptest::collection::vec(any::<prop::sample::Index>(), 0..6),
+    ) {
+        let mut cuts: Vec<usize> = splits.iter_mut().map(|i| i.index(data.len() + 1)).collect();
+        cuts.sort_unstable();
+        let mut sum = Checksum::new();
+        let mut combined = Checksum::new();
+        let mut start = 0;
+        for &cut in cuts.iter().chain(core::iter::once(&data.len())) {
+            sum.update(&data[start..cut]);
+            let mut piece = Checksum::new();
+            piece.update(&data[start..cut]);
+            combined.combine(&piece);
+            start = cut;
+        }
+        prop_assert_eq!(sum.finish(), reference::checksum(&data));
+        prop_assert_eq!(combined.finish(), reference::checksum(&data));
+    }
+}

@@ -1,0 +1,98 @@
+//! Helpers shared by the integration tests: deterministic data, the kernels
+//! of every tier this machine runs, and buffers fenced by guard pages.
+
+#![allow(dead_code)]
+
+use fastpath::Tier;
+
+/// Deterministic pseudo-random bytes (xorshift64*), so failures reproduce.
+pub fn random_bytes(len: usize, seed: u64) -> Vec<u8> {
+    let mut state = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    (0..len)
+        .map(|_| {
+            state ^= state >> 12;
+            state ^= state << 25;
+            state ^= state >> 27;
+            (state.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 56) as u8
+        })
+        .collect()
+}
+
+/// The checksum kernel (folded sum) of every tier available here, with its
+/// tier, plus the public entry point as `None`.
+pub fn sum_kernels() -> Vec<(Option<Tier>, fn(&[u8]) -> u16)> {
+    let mut kernels: Vec<(Option<Tier>, fn(&[u8]) -> u16)> = Tier::ALL
+        .into_iter()
+        .filter_map(|tier| fastpath::arch::sum_kernel(tier).map(|k| (Some(tier), k)))
+        .collect();
+    kernels.push((None, |data| !fastpath::checksum(data)));
+    kernels
+}
+
+pub fn name(tier: Option<Tier>) -> String {
+    match tier {
+        Some(tier) => tier.to_string(),
+        None => format!("fastpath::checksum (dispatch: {})", fastpath::active_tier()),
+    }
+}
+
+/// Three pages, the first and the last inaccessible: data placed at the end
+/// of the middle page is right before a guard page, and data placed at its
+/// start is right after one.
+#[cfg(unix)]
+pub struct GuardedPage {
+    base: *mut u8,
+    page: usize,
+}
+
+#[cfg(unix)]
+impl GuardedPage {
+    pub fn new() -> GuardedPage {
+        // SAFETY: plain libc calls; the results are checked.
+        unsafe {
+            let page = libc::sysconf(libc::_SC_PAGESIZE) as usize;
+            let base = libc::mmap(
+                core::ptr::null_mut(),
+                3 * page,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            );
+            assert_ne!(base, libc::MAP_FAILED, "mmap failed");
+            let base = base.cast::<u8>();
+            assert_eq!(libc::mprotect(base.cast(), page, libc::PROT_NONE), 0);
+            assert_eq!(libc::mprotect(base.add(2 * page).cast(), page, libc::PROT_NONE), 0);
+            GuardedPage { base, page }
+        }
+    }
+
+    /// The accessible page.
+    pub fn page_mut(&mut self) -> &mut [u8] {
+        // SAFETY: the middle page is mapped read-write and owned by `self`.
+        unsafe { core::slice::from_raw_parts_mut(self.base.add(self.page), self.page) }
+    }
+
+    /// `len` bytes of the accessible page ending `gap` bytes before the guard
+    /// page that follows it.
+    pub fn before_guard(&mut self, len: usize, gap: usize) -> &mut [u8] {
+        let page = self.page;
+        &mut self.page_mut()[page - gap - len..page - gap]
+    }
+
+    /// `len` bytes of the accessible page starting `gap` bytes after the guard
+    /// page that precedes it.
+    pub fn after_guard(&mut self, len: usize, gap: usize) -> &mut [u8] {
+        &mut self.page_mut()[gap..gap + len]
+    }
+}
+
+#[cfg(unix)]
+impl Drop for GuardedPage {
+    fn drop(&mut self) {
+        // SAFETY: unmaps exactly the mapping made in `new`.
+        unsafe {
+            libc::munmap(self.base.cast(), 3 * self.page);
+        }
+    }
+}
