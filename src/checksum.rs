@@ -8,7 +8,7 @@ use crate::tier::dispatch;
 /// call through the dispatch pointer: an IPv4 header, a TCP or UDP header, a
 /// pseudo-header. Below it the vector kernels' fixed costs (masks, the final
 /// horizontal sum) are larger than the scalar loop.
-const INLINE_MAX: usize = 64;
+const INLINE_MAX: usize = scalar::SHORT_MAX;
 
 dispatch! {
     /// The folded sum of `data` by the active tier's kernel.
@@ -218,7 +218,11 @@ impl Checksum {
         // byte of a word: each of its words is shifted by one byte, and the
         // ones'-complement sum of byte-swapped words is the byte-swapped sum
         // (RFC 1071 §2(B)).
-        let piece_sum = if self.odd { piece_sum.swap_bytes() } else { piece_sum };
+        let piece_sum = if self.odd {
+            piece_sum.swap_bytes()
+        } else {
+            piece_sum
+        };
         self.sum = scalar::add16(self.sum, piece_sum);
         self.odd ^= piece_odd;
     }

@@ -49,7 +49,13 @@ pub enum Tier {
 
 impl Tier {
     /// Every tier, in order of preference from the lowest.
-    pub const ALL: [Tier; 5] = [Tier::Portable, Tier::Sse2, Tier::Neon, Tier::Avx2, Tier::Avx512];
+    pub const ALL: [Tier; 5] = [
+        Tier::Portable,
+        Tier::Sse2,
+        Tier::Neon,
+        Tier::Avx2,
+        Tier::Avx512,
+    ];
 
     /// The tier's name, as `FASTPATH_TIER` spells it.
     pub const fn name(self) -> &'static str {

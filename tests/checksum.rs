@@ -96,9 +96,19 @@ fn guard_pages() {
         for len in 0..=300 {
             for gap in 0..64 {
                 let data = guarded.before_guard(len, gap);
-                assert_eq!(sum(data), reference::sum(data), "{} before guard: {len} bytes, gap {gap}", name(tier));
+                assert_eq!(
+                    sum(data),
+                    reference::sum(data),
+                    "{} before guard: {len} bytes, gap {gap}",
+                    name(tier)
+                );
                 let data = guarded.after_guard(len, gap);
-                assert_eq!(sum(data), reference::sum(data), "{} after guard: {len} bytes, gap {gap}", name(tier));
+                assert_eq!(
+                    sum(data),
+                    reference::sum(data),
+                    "{} after guard: {len} bytes, gap {gap}",
+                    name(tier)
+                );
             }
         }
     }
@@ -109,16 +119,33 @@ fn guard_pages() {
 /// sum to 0xffff (checksum 0), odd ones to 0xff00 (checksum 0x00ff).
 fn check_all_ones(len: usize) {
     let data = vec![0xff; len];
-    let expected = if len % 2 == 0 { 0xffff } else { 0xff00 };
+    let expected = if len.is_multiple_of(2) {
+        0xffff
+    } else {
+        0xff00
+    };
     for (tier, sum) in sum_kernels() {
         assert_eq!(sum(&data), expected, "{}: {len} bytes of 0xff", name(tier));
-        assert_eq!(sum(&data[1..]), if len % 2 == 1 { 0xffff } else { 0xff00 }, "{}: {len} - 1 bytes", name(tier));
+        assert_eq!(
+            sum(&data[1..]),
+            if len % 2 == 1 { 0xffff } else { 0xff00 },
+            "{}: {len} - 1 bytes",
+            name(tier)
+        );
     }
 }
 
 #[test]
 fn overflow_all_ones() {
-    for len in [131_074, 131_075, 131_076, 131_077, 1 << 17, 1 << 20, (1 << 24) + 1] {
+    for len in [
+        131_074,
+        131_075,
+        131_076,
+        131_077,
+        1 << 17,
+        1 << 20,
+        (1 << 24) + 1,
+    ] {
         check_all_ones(len);
     }
 }
@@ -149,7 +176,11 @@ fn streaming_split_at_every_position() {
             head.update(&data[..split]);
             tail.update(&data[split..]);
             head.combine(&tail);
-            assert_eq!(head.finish(), expected, "combine: length {len}, split {split}");
+            assert_eq!(
+                head.finish(),
+                expected,
+                "combine: length {len}, split {split}"
+            );
         }
     }
 }
@@ -162,7 +193,7 @@ fn one_byte_at_a_time() {
         sum.update(core::slice::from_ref(byte));
     }
     assert_eq!(sum.finish(), checksum(&data));
-    assert_eq!(sum.is_odd(), false);
+    assert!(!sum.is_odd());
 }
 
 #[test]
@@ -188,7 +219,13 @@ fn add_values_equal_added_bytes() {
 #[test]
 fn scatter_gather() {
     let data = random_bytes(5000, 9);
-    let pieces: Vec<&[u8]> = vec![&data[..1], &data[1..4], &data[4..1001], &data[1001..1001], &data[1001..]];
+    let pieces: Vec<&[u8]> = vec![
+        &data[..1],
+        &data[1..4],
+        &data[4..1001],
+        &data[1001..1001],
+        &data[1001..],
+    ];
     assert_eq!(fastpath::checksum_vectored(&pieces), checksum(&data));
     let mut sum = Checksum::new();
     sum.update_vectored(pieces.iter());
@@ -212,7 +249,11 @@ fn active_tier_is_the_best_available() {
     let active = fastpath::active_tier();
     assert!(active.is_available());
     if std::env::var_os("FASTPATH_TIER").is_none() {
-        let best = Tier::ALL.into_iter().rev().find(|t| t.is_available()).unwrap();
+        let best = Tier::ALL
+            .into_iter()
+            .rev()
+            .find(|t| t.is_available())
+            .unwrap();
         assert_eq!(active, best);
     }
     eprintln!("active tier: {active}");

@@ -19,13 +19,14 @@ pub(crate) fn add_carry(acc: u64, x: u64) -> u64 {
 
 /// Folds a 64-bit ones'-complement sum to 16 bits. The result is 0 only if
 /// `x` is 0, as with RFC 1071's fold of a sum of words.
+///
+/// Adding a value to itself rotated by half its width leaves, in the upper
+/// half, the sum of both halves with the end-around carry (the carry out of
+/// the lower half lands in it): Linux's `csum_fold` trick, done twice.
 #[inline(always)]
 pub(crate) fn fold(x: u64) -> u16 {
-    let x = (x & 0xffff_ffff) + (x >> 32); // < 2^33
-    let x = (x & 0xffff) + (x >> 16); // < 2^17 + 2^16
-    let x = (x & 0xffff) + (x >> 16); // <= 0x10001
-    let x = (x & 0xffff) + (x >> 16); // <= 0xffff
-    x as u16
+    let x = (x.wrapping_add(x.rotate_right(32)) >> 32) as u32;
+    (x.wrapping_add(x.rotate_right(16)) >> 16) as u16
 }
 
 /// The big-endian folded sum from a 64-bit sum of native-endian words.
@@ -39,21 +40,6 @@ pub(crate) fn finish_native(x: u64) -> u16 {
 pub(crate) const fn add16(a: u16, b: u16) -> u16 {
     let sum = a as u32 + b as u32;
     (sum as u16).wrapping_add((sum >> 16) as u16)
-}
-
-/// The sum of `data` as native-endian words, with an odd final byte padded
-/// with zero: 8 bytes per step with an add-with-carry chain, then 4, 2, 1.
-///
-/// This is the kernel of short inputs and of every vector kernel's tail.
-#[inline(always)]
-pub(crate) fn sum_native(data: &[u8]) -> u64 {
-    let mut acc = 0u64;
-    let mut words = data.chunks_exact(8);
-    for word in &mut words {
-        acc = add_carry(acc, u64::from_ne_bytes(word.try_into().unwrap()));
-    }
-    acc = add_carry(acc, tail_native(words.remainder()));
-    acc
 }
 
 /// The sum of fewer than 8 bytes that start at an even offset, as
@@ -79,8 +65,91 @@ pub(crate) fn tail_native(rest: &[u8]) -> u64 {
     acc
 }
 
-/// The big-endian folded sum of a short `data`.
+/// The big-endian folded sum of `data`, at most [`SHORT_MAX`] bytes long.
 #[inline(always)]
 pub(crate) fn sum(data: &[u8]) -> u16 {
     finish_native(sum_native(data))
+}
+
+/// The longest input [`sum_native`] takes.
+pub(crate) const SHORT_MAX: usize = 64;
+
+/// The sum of `data`, at most [`SHORT_MAX`] bytes long, as native-endian
+/// words, not folded: the kernel of short inputs, which the crate inlines,
+/// and of every vector kernel's tail.
+///
+/// From 8 bytes on, the last 1-8 bytes are read as the 8 bytes that end the
+/// data, shifted so that the bytes before them drop out; the first byte kept
+/// is at a multiple of 8, so it lands in the low byte of the word and every
+/// byte keeps its place in its 16-bit word. The whole words before it (0 to
+/// 7 of them) go through a ladder of 4, 2 and 1 words added with carry, one
+/// predictable branch per step and no loop. Shorter inputs do the same with
+/// 4-byte loads, or byte by byte below 4.
+#[inline(always)]
+pub(crate) fn sum_native(data: &[u8]) -> u64 {
+    let len = data.len();
+    debug_assert!(len <= SHORT_MAX);
+    if len >= 8 {
+        let body = (len - 1) & 0x38;
+        let last = u64::from_ne_bytes(data[len - 8..].try_into().unwrap());
+        let mut acc = drop_low_address_bytes::<8>(last, body + 8 - len);
+        let mut words = &data[..body];
+        if body & 32 != 0 {
+            acc = add_words::<4>(acc, &words[..32]);
+            words = &words[32..];
+        }
+        if body & 16 != 0 {
+            acc = add_words::<2>(acc, &words[..16]);
+            words = &words[16..];
+        }
+        if body & 8 != 0 {
+            acc = add_words::<1>(acc, &words[..8]);
+        }
+        acc
+    } else if len >= 4 {
+        let first = u32::from_ne_bytes(data[..4].try_into().unwrap());
+        let last = u32::from_ne_bytes(data[len - 4..].try_into().unwrap());
+        u64::from(first) + drop_low_address_bytes::<4>(u64::from(last), 8 - len)
+    } else {
+        tail_native(data)
+    }
+}
+
+/// A word of `BYTES` bytes (4 or 8, in the low bits of `word`) loaded in
+/// native order, without its `n` lowest-addressed bytes (`n < BYTES`): the
+/// others move down to the lowest addresses.
+#[inline(always)]
+fn drop_low_address_bytes<const BYTES: usize>(word: u64, n: usize) -> u64 {
+    if cfg!(target_endian = "little") {
+        word >> (8 * n)
+    } else {
+        (word << (8 * n)) & (u64::MAX >> (64 - 8 * BYTES))
+    }
+}
+
+/// `acc` plus the `WORDS` native-endian 64-bit words of `words`, with carry.
+#[inline(always)]
+fn add_words<const WORDS: usize>(acc: u64, words: &[u8]) -> u64 {
+    debug_assert_eq!(words.len(), 8 * WORDS);
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::_addcarry_u64;
+        // One `adc` per word: the carry stays in the flags from one word to
+        // the next instead of being added back after each.
+        let mut acc = acc;
+        let mut carry = 0u8;
+        for word in words.chunks_exact(8) {
+            let word = u64::from_ne_bytes(word.try_into().unwrap());
+            carry = _addcarry_u64(carry, acc, word, &mut acc);
+        }
+        add_carry(acc, u64::from(carry))
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let mut acc = acc;
+        for word in words.chunks_exact(8) {
+            acc = add_carry(acc, u64::from_ne_bytes(word.try_into().unwrap()));
+        }
+        acc
+    }
 }

@@ -18,10 +18,13 @@ pub fn random_bytes(len: usize, seed: u64) -> Vec<u8> {
         .collect()
 }
 
+/// A folded-sum kernel.
+pub type SumKernel = fn(&[u8]) -> u16;
+
 /// The checksum kernel (folded sum) of every tier available here, with its
 /// tier, plus the public entry point as `None`.
-pub fn sum_kernels() -> Vec<(Option<Tier>, fn(&[u8]) -> u16)> {
-    let mut kernels: Vec<(Option<Tier>, fn(&[u8]) -> u16)> = Tier::ALL
+pub fn sum_kernels() -> Vec<(Option<Tier>, SumKernel)> {
+    let mut kernels: Vec<(Option<Tier>, SumKernel)> = Tier::ALL
         .into_iter()
         .filter_map(|tier| fastpath::arch::sum_kernel(tier).map(|k| (Some(tier), k)))
         .collect();
@@ -62,7 +65,10 @@ impl GuardedPage {
             assert_ne!(base, libc::MAP_FAILED, "mmap failed");
             let base = base.cast::<u8>();
             assert_eq!(libc::mprotect(base.cast(), page, libc::PROT_NONE), 0);
-            assert_eq!(libc::mprotect(base.add(2 * page).cast(), page, libc::PROT_NONE), 0);
+            assert_eq!(
+                libc::mprotect(base.add(2 * page).cast(), page, libc::PROT_NONE),
+                0
+            );
             GuardedPage { base, page }
         }
     }

@@ -142,7 +142,10 @@ impl Vector for Avx2Vector {
             let even = _mm256_and_si256(self.0, _mm256_set1_epi64x(0xffff_ffff));
             let odd = _mm256_srli_epi64::<32>(self.0);
             let sum = _mm256_add_epi64(even, odd);
-            let sum = _mm_add_epi64(_mm256_castsi256_si128(sum), _mm256_extracti128_si256::<1>(sum));
+            let sum = _mm_add_epi64(
+                _mm256_castsi256_si128(sum),
+                _mm256_extracti128_si256::<1>(sum),
+            );
             let high = _mm_unpackhi_epi64(sum, sum);
             _mm_cvtsi128_si64(_mm_add_epi64(sum, high)) as u64
         }
@@ -174,8 +177,8 @@ pub(crate) unsafe fn sum_native<V: Vector>(data: &[u8]) -> u64 {
     let step = 4 * V::BYTES;
     let mut rest = data;
     let mut total = 0u64;
-    // SAFETY (for the vector calls below): the caller guarantees the
-    // instruction set; every load reads `V::BYTES` bytes inside `rest`.
+    // SAFETY: the caller guarantees the instruction set; every load reads
+    // `V::BYTES` bytes inside `rest`.
     unsafe {
         while rest.len() >= step {
             let steps = (rest.len() / step).min(STEPS_PER_REDUCTION);

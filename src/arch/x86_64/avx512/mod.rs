@@ -1,7 +1,7 @@
 //! The AVX-512 tier: 512-bit vectors and 64-bit byte masks.
 //!
 //! It needs exactly the subsets its kernels use: AVX-512F, AVX-512BW (byte
-//! masks, `vpsadbw` on 512 bits) and AVX-512 VNNI (`vpdpbusd`). A CPU with
+//! masks) and AVX-512 VNNI (`vpdpwssd`). A CPU with
 //! AVX-512 but without VNNI, such as Skylake-SP, runs the AVX2 tier.
 
 mod checksum;
