@@ -94,7 +94,7 @@ where
 /// sum.add_u16(17); // zero byte and protocol (UDP)
 /// sum.add_u16(udp.len() as u16); // UDP length
 /// sum.update(&udp);
-/// assert_eq!(sum.finish(), 0x4a79);
+/// assert_eq!(sum.finish(), 0x6e7e);
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Checksum {
