@@ -46,3 +46,8 @@ mod tier;
 
 pub use checksum::{Checksum, checksum, checksum_vectored};
 pub use tier::{ParseTierError, Tier, active_tier};
+
+/// The README's examples, run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
