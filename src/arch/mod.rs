@@ -2,8 +2,8 @@
 //!
 //! Each tier is a zero-sized type whose constructor checks the CPU feature it
 //! needs, so that holding a value proves the feature and its methods are
-//! safe to call: [`portable::Portable`] everywhere, [`x86_64::Sse2`],
-//! [`x86_64::Avx2`] and [`x86_64::Avx512`] on x86_64, [`aarch64::Neon`] on
+//! safe to call: [`portable::Portable`] everywhere, `x86_64::Sse2`,
+//! `x86_64::Avx2` and `x86_64::Avx512` on x86_64, `aarch64::Neon` on
 //! aarch64. Tests and benchmarks use them to run every tier the machine has;
 //! applications normally call the crate's top-level functions, which pick the
 //! [active tier](crate::active_tier) for them.
