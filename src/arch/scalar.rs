@@ -72,7 +72,12 @@ pub(crate) fn sum(data: &[u8]) -> u16 {
 }
 
 /// The longest input [`sum_native`] takes.
-pub(crate) const SHORT_MAX: usize = 64;
+///
+/// Up to 128 bytes this beats the vector kernels, whose fixed costs (masks,
+/// the horizontal sum of the lanes, the call through the dispatch pointer)
+/// outweigh their speed on a few vectors: measured here at 100 bytes, 14
+/// TSC cycles inline against 19 for the AVX-512 kernel and 15.5 for AVX2.
+pub(crate) const SHORT_MAX: usize = 128;
 
 /// The sum of `data`, at most [`SHORT_MAX`] bytes long, as native-endian
 /// words, not folded: the kernel of short inputs, which the crate inlines,
@@ -82,7 +87,7 @@ pub(crate) const SHORT_MAX: usize = 64;
 /// data, shifted so that the bytes before them drop out; the first byte kept
 /// is at a multiple of 8, so it lands in the low byte of the word and every
 /// byte keeps its place in its 16-bit word. The whole words before it (0 to
-/// 7 of them) go through a ladder of 4, 2 and 1 words added with carry, one
+/// 15 of them) go through a ladder of 8, 4, 2 and 1 words added with carry, one
 /// predictable branch per step and no loop. Shorter inputs do the same with
 /// 4-byte loads, or byte by byte below 4.
 #[inline(always)]
@@ -90,10 +95,14 @@ pub(crate) fn sum_native(data: &[u8]) -> u64 {
     let len = data.len();
     debug_assert!(len <= SHORT_MAX);
     if len >= 8 {
-        let body = (len - 1) & 0x38;
+        let body = (len - 1) & 0x78;
         let last = u64::from_ne_bytes(data[len - 8..].try_into().unwrap());
         let mut acc = drop_low_address_bytes::<8>(last, body + 8 - len);
         let mut words = &data[..body];
+        if body & 64 != 0 {
+            acc = add_words::<8>(acc, &words[..64]);
+            words = &words[64..];
+        }
         if body & 32 != 0 {
             acc = add_words::<4>(acc, &words[..32]);
             words = &words[32..];
