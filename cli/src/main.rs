@@ -1,3 +1,57 @@
-fn main() {
-    println!("{}", fastpath::active_tier());
+//! `fastpath`: a thin command-line shell over the `fastpath` library.
+//!
+//! - `fastpath info` shows what the library sees: CPU features, tiers, the
+//!   `FASTPATH_TIER` cap and the kernel chosen for each primitive.
+//! - `fastpath bench` is the perf autotest, after DPDK's
+//!   `cksum_perf_autotest`: every tier, the dispatching entry point and the
+//!   baselines, checked and then timed in the same run.
+
+mod bench;
+mod cpu;
+mod info;
+mod plot;
+
+use std::io;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// The data path of packet processing: Internet checksum kernels per CPU tier.
+#[derive(Parser)]
+#[command(name = "fastpath", version)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Show the CPU features that matter, every tier, FASTPATH_TIER and the
+    /// tier chosen for each primitive.
+    Info,
+    /// Measure every implementation of the primitives (perf autotest).
+    Bench(bench::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Info => info::run(),
+        Command::Bench(args) => bench::run(&args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        // `fastpath bench | head` closes the pipe early: not an error.
+        Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("fastpath: error: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain()
+        .filter_map(|cause| cause.downcast_ref::<io::Error>())
+        .any(|io| io.kind() == io::ErrorKind::BrokenPipe)
 }

@@ -1,0 +1,160 @@
+//! The bench's output: DPDK-style tables, the summary against the fastest
+//! baseline, and JSON lines.
+
+use std::io::{self, Write};
+
+use super::{Alignment, Kind, PrimitiveResults, Timer};
+
+/// One table per implementation, in the format of DPDK's
+/// `cksum_perf_autotest`.
+pub fn tables(out: &mut impl Write, results: &PrimitiveResults, timer: &Timer) -> io::Result<()> {
+    let unit = timer.unit();
+    let headers = [
+        "Alignment",
+        "Block size",
+        &format!("{unit}/block"),
+        &format!("{unit}/byte"),
+    ];
+    if let Some(estimate) = results.estimates.first().and_then(|row| row.first()) {
+        writeln!(
+            out,
+            "{}: median of {} rounds per row\n",
+            results.primitive, estimate.reps
+        )?;
+    }
+    for (index, (name, kind)) in results.implementations.iter().enumerate() {
+        let suffix = if *kind == Kind::Baseline {
+            " (baseline)"
+        } else {
+            ""
+        };
+        writeln!(out, "{}: {name}{suffix}", results.primitive)?;
+        let rows: Vec<Vec<String>> = results
+            .cases
+            .iter()
+            .zip(&results.estimates)
+            .map(|(case, estimates)| {
+                let ticks = estimates[index].ticks_per_block;
+                vec![
+                    case.alignment.label().to_owned(),
+                    case.size.to_string(),
+                    format!("{ticks:.1}"),
+                    format!("{:.3}", ticks / case.size as f64),
+                ]
+            })
+            .collect();
+        table(out, &headers, &rows)?;
+        writeln!(out)?;
+    }
+    Ok(())
+}
+
+/// Per block size (unaligned blocks): the fastest baseline, and how many
+/// times faster than it each tier and the dispatching entry point are.
+pub fn summary(out: &mut impl Write, results: &PrimitiveResults, timer: &Timer) -> io::Result<()> {
+    let baselines: Vec<usize> = indices(results, |kind| kind == Kind::Baseline);
+    let ours: Vec<usize> = indices(results, |kind| kind != Kind::Baseline);
+    if baselines.is_empty() || ours.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "{} summary, unaligned blocks: × fastest baseline\n  \
+         = the fastest baseline's {}/block ÷ the implementation's (above 1: fastpath is faster)",
+        results.primitive,
+        timer.unit()
+    )?;
+    let mut headers = vec![
+        "Block size".to_owned(),
+        "Fastest baseline".to_owned(),
+        format!("{}/block", timer.unit()),
+    ];
+    headers.extend(ours.iter().map(|&i| results.implementations[i].0.clone()));
+    let rows: Vec<Vec<String>> = results
+        .cases
+        .iter()
+        .zip(&results.estimates)
+        .filter(|(case, _)| case.alignment == Alignment::Unaligned)
+        .map(|(case, estimates)| {
+            let fastest = baselines
+                .iter()
+                .copied()
+                .min_by(|&a, &b| {
+                    estimates[a]
+                        .ticks_per_block
+                        .total_cmp(&estimates[b].ticks_per_block)
+                })
+                .expect("at least one baseline");
+            let best = estimates[fastest].ticks_per_block;
+            let mut row = vec![
+                case.size.to_string(),
+                results.implementations[fastest].0.clone(),
+                format!("{best:.1}"),
+            ];
+            row.extend(
+                ours.iter()
+                    .map(|&i| format!("{:.2}×", best / estimates[i].ticks_per_block)),
+            );
+            row
+        })
+        .collect();
+    let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
+    table(out, &headers, &rows)
+}
+
+fn indices(results: &PrimitiveResults, keep: impl Fn(Kind) -> bool) -> Vec<usize> {
+    (0..results.implementations.len())
+        .filter(|&i| keep(results.implementations[i].1))
+        .collect()
+}
+
+/// One JSON object per line per measurement.
+pub fn json_lines(
+    out: &mut impl Write,
+    results: &PrimitiveResults,
+    timer: &Timer,
+) -> io::Result<()> {
+    for (case, estimates) in results.cases.iter().zip(&results.estimates) {
+        for ((name, kind), estimate) in results.implementations.iter().zip(estimates) {
+            let line = serde_json::json!({
+                "primitive": results.primitive,
+                "impl": name,
+                "kind": kind.as_str(),
+                "alignment": case.alignment.json_name(),
+                "size": case.size,
+                "cycles_per_block": estimate.ticks_per_block,
+                "cycles_per_byte": estimate.ticks_per_block / case.size as f64,
+                "reps": estimate.reps,
+                "unit": timer.json_unit(),
+            });
+            writeln!(out, "{line}")?;
+        }
+    }
+    Ok(())
+}
+
+/// Left-aligned columns, two spaces apart, as DPDK prints them.
+fn table(out: &mut impl Write, headers: &[&str], rows: &[Vec<String>]) -> io::Result<()> {
+    let width = |column: usize| {
+        rows.iter()
+            .map(|row| row[column].chars().count())
+            .chain([headers[column].chars().count()])
+            .max()
+            .unwrap_or(0)
+    };
+    let widths: Vec<usize> = (0..headers.len()).map(width).collect();
+    let mut line = |cells: &mut dyn Iterator<Item = &str>| -> io::Result<()> {
+        let mut text = String::new();
+        for (cell, width) in cells.zip(&widths) {
+            text.push_str(cell);
+            let pad = width.saturating_sub(cell.chars().count()) + 2;
+            text.extend(std::iter::repeat_n(' ', pad));
+        }
+        writeln!(out, "{}", text.trim_end())
+    };
+    line(&mut headers.iter().copied())?;
+    for row in rows {
+        line(&mut row.iter().map(String::as_str))?;
+    }
+    Ok(())
+}

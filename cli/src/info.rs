@@ -1,0 +1,67 @@
+//! `fastpath info`: what the library sees on this machine and what it chose.
+
+use std::io::{self, Write};
+
+use anyhow::Result;
+use fastpath::Tier;
+
+use crate::{bench, cpu};
+
+pub fn run() -> Result<()> {
+    let mut out = io::stdout().lock();
+    writeln!(
+        out,
+        "fastpath {} on {}",
+        env!("CARGO_PKG_VERSION"),
+        std::env::consts::ARCH
+    )?;
+    writeln!(out, "CPU: {}", cpu::model())?;
+
+    writeln!(out, "\nCPU features:")?;
+    let features = cpu::features();
+    if features.is_empty() {
+        writeln!(out, "  (none that fastpath uses on this architecture)")?;
+    }
+    for (name, present) in features {
+        writeln!(out, "  {name:<12}{}", yes_no(present))?;
+    }
+
+    writeln!(out, "\nTiers:")?;
+    for tier in Tier::ALL {
+        let width = match tier.vector_bits() {
+            0 => "compiler-vectorized".to_owned(),
+            bits => format!("{bits}-bit"),
+        };
+        writeln!(
+            out,
+            "  {:<10}available: {:<5}({width})",
+            tier.name(),
+            yes_no(tier.is_available())
+        )?;
+    }
+
+    writeln!(out, "\nFASTPATH_TIER: {}", tier_override())?;
+
+    writeln!(out, "\nActive tier by primitive:")?;
+    for primitive in bench::PRIMITIVES {
+        writeln!(out, "  {:<10}{}", primitive.name, (primitive.active_tier)())?;
+    }
+    Ok(())
+}
+
+fn yes_no(yes: bool) -> &'static str {
+    if yes { "yes" } else { "no" }
+}
+
+/// The value of `FASTPATH_TIER` and what the library makes of it. The
+/// library itself reports an invalid value on stderr when it first reads it.
+fn tier_override() -> String {
+    match std::env::var_os("FASTPATH_TIER") {
+        None => "not set (the best available tier is chosen)".to_owned(),
+        Some(value) => match value.to_str().map(str::parse::<Tier>) {
+            Some(Ok(tier)) => format!("{value:?} (no tier wider than {tier} is chosen)"),
+            Some(Err(err)) => format!("{value:?} (ignored: {err})"),
+            None => format!("{value:?} (ignored: not UTF-8)"),
+        },
+    }
+}

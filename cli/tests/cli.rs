@@ -1,0 +1,190 @@
+//! The `fastpath` binary, run as a user would.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn fastpath(args: &[&str], tier: Option<&str>) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_fastpath"));
+    command.args(args);
+    match tier {
+        Some(tier) => command.env("FASTPATH_TIER", tier),
+        None => command.env_remove("FASTPATH_TIER"),
+    };
+    command.output().expect("the fastpath binary runs")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8(output.stdout.clone()).expect("UTF-8 output")
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8(output.stderr.clone()).expect("UTF-8 output")
+}
+
+/// The tier `info` reports for the checksum primitive.
+fn checksum_tier(info: &str) -> &str {
+    let section = info
+        .split("Active tier by primitive:")
+        .nth(1)
+        .expect("a primitives section");
+    section
+        .lines()
+        .find_map(|line| line.trim().strip_prefix("checksum"))
+        .map(str::trim)
+        .expect("a checksum line")
+}
+
+#[test]
+fn info_names_the_active_tier() {
+    let output = fastpath(&["info"], None);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = stdout(&output);
+    for heading in ["CPU features:", "Tiers:", "FASTPATH_TIER: not set"] {
+        assert!(text.contains(heading), "no {heading:?} in:\n{text}");
+    }
+    let tier: fastpath::Tier = checksum_tier(&text).parse().expect("a tier name");
+    assert_eq!(tier, fastpath::active_tier());
+    for tier in fastpath::Tier::ALL {
+        assert!(
+            text.contains(tier.name()),
+            "tier {tier} missing from:\n{text}"
+        );
+    }
+}
+
+#[test]
+fn info_honours_fastpath_tier() {
+    let output = fastpath(&["info"], Some("portable"));
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert_eq!(checksum_tier(&text), "portable", "in:\n{text}");
+    assert!(text.contains("FASTPATH_TIER: \"portable\""), "in:\n{text}");
+}
+
+#[test]
+fn bogus_fastpath_tier_is_reported_not_fatal() {
+    let output = fastpath(&["info"], Some("bogus"));
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("bogus"),
+        "stderr: {}",
+        stderr(&output)
+    );
+    let text = stdout(&output);
+    assert!(text.contains("ignored"), "in:\n{text}");
+    // The cap is ignored: the best tier is chosen.
+    let tier: fastpath::Tier = checksum_tier(&text).parse().expect("a tier name");
+    assert!(tier.is_available());
+}
+
+#[test]
+fn bench_json_has_every_implementation() {
+    let output = fastpath(
+        &[
+            "bench", "checksum", "--sizes", "20,1500", "--reps", "3", "--json",
+        ],
+        None,
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let lines: Vec<serde_json::Value> = stdout(&output)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|err| panic!("{err}: {line}")))
+        .collect();
+
+    let mut expected: Vec<String> = fastpath::Tier::ALL
+        .into_iter()
+        .filter(|tier| tier.is_available())
+        .map(|tier| tier.name().to_owned())
+        .collect();
+    expected.push(format!("fastpath (dispatch: {})", fastpath::active_tier()));
+    expected.extend(
+        [
+            "reference",
+            "dpdk-loop",
+            "linux-adc",
+            "internet-checksum",
+            "smoltcp",
+            "s2n-quic-core",
+            "etherparse",
+        ]
+        .map(String::from),
+    );
+    // Two sizes at two alignments each.
+    assert_eq!(lines.len(), expected.len() * 4);
+    for name in &expected {
+        let rows: Vec<_> = lines
+            .iter()
+            .filter(|line| line["impl"] == name.as_str())
+            .collect();
+        assert_eq!(rows.len(), 4, "rows of {name}");
+        for row in rows {
+            assert_eq!(row["primitive"], "checksum");
+            assert!(["tier", "dispatch", "baseline"].contains(&row["kind"].as_str().unwrap()));
+            assert!(["aligned", "unaligned"].contains(&row["alignment"].as_str().unwrap()));
+            let size = row["size"].as_u64().unwrap();
+            assert!(size == 20 || size == 1500);
+            let per_block = row["cycles_per_block"].as_f64().unwrap();
+            let per_byte = row["cycles_per_byte"].as_f64().unwrap();
+            assert!(per_block > 0.0 && per_block.is_finite(), "{row}");
+            assert!(
+                (per_byte * size as f64 - per_block).abs() <= 1e-6 * per_block,
+                "{row}"
+            );
+            assert_eq!(row["reps"], 3);
+        }
+    }
+}
+
+#[test]
+fn bench_plot_writes_svg() {
+    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("fastpath-cli-test-plot.svg");
+    let _ = std::fs::remove_file(&path);
+    let output = fastpath(
+        &[
+            "bench",
+            "--sizes",
+            "64,1500",
+            "--reps",
+            "3",
+            "--plot",
+            path.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(
+        text.contains("checksum: avx512") || text.contains("checksum: portable"),
+        "{text}"
+    );
+    assert!(text.contains("Fastest baseline"), "{text}");
+    let svg = std::fs::read_to_string(&path).expect("the plot was written");
+    assert!(svg.contains("<svg"));
+    assert!(svg.contains("<text"), "labels are SVG text");
+    assert!(svg.contains("dpdk-loop"), "the legend names the baselines");
+}
+
+#[test]
+fn bad_arguments_are_errors_not_panics() {
+    for args in [
+        &["bench", "--sizes", "0"][..],
+        &["bench", "--sizes", "20,abc"],
+        &["bench", "--reps", "0"],
+        &["bench", "no-such-primitive"],
+        &[
+            "bench",
+            "--sizes",
+            "20",
+            "--reps",
+            "1",
+            "--plot",
+            "/nonexistent-dir/plot.svg",
+        ],
+    ] {
+        let output = fastpath(args, None);
+        assert!(!output.status.success(), "{args:?} succeeded");
+        let err = stderr(&output);
+        assert!(err.contains("error"), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
