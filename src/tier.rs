@@ -42,8 +42,7 @@ pub enum Tier {
     Neon,
     /// 256-bit AVX2 kernels (x86_64).
     Avx2,
-    /// 512-bit AVX-512 kernels (x86_64), which need AVX-512F, AVX-512BW and
-    /// AVX-512 VNNI.
+    /// 512-bit AVX-512 kernels (x86_64), which need AVX-512F and AVX-512BW.
     Avx512,
 }
 

@@ -98,21 +98,32 @@ pub(crate) fn sum_native(data: &[u8]) -> u64 {
         let body = (len - 1) & 0x78;
         let last = u64::from_ne_bytes(data[len - 8..].try_into().unwrap());
         let mut acc = drop_low_address_bytes::<8>(last, body + 8 - len);
-        let mut words = &data[..body];
-        if body & 64 != 0 {
-            acc = add_words::<8>(acc, &words[..64]);
-            words = &words[64..];
-        }
-        if body & 32 != 0 {
-            acc = add_words::<4>(acc, &words[..32]);
-            words = &words[32..];
-        }
-        if body & 16 != 0 {
-            acc = add_words::<2>(acc, &words[..16]);
-            words = &words[16..];
-        }
-        if body & 8 != 0 {
-            acc = add_words::<1>(acc, &words[..8]);
+        // `body` is a multiple of 8 below 128, so taking the longest
+        // block that fits at each step takes exactly its binary digits.
+        let words = &data[..body];
+        let words = match words.split_first_chunk::<64>() {
+            Some((block, rest)) => {
+                acc = add_words(acc, block);
+                rest
+            }
+            None => words,
+        };
+        let words = match words.split_first_chunk::<32>() {
+            Some((block, rest)) => {
+                acc = add_words(acc, block);
+                rest
+            }
+            None => words,
+        };
+        let words = match words.split_first_chunk::<16>() {
+            Some((block, rest)) => {
+                acc = add_words(acc, block);
+                rest
+            }
+            None => words,
+        };
+        if let Some(block) = words.first_chunk::<8>() {
+            acc = add_words(acc, block);
         }
         acc
     } else if len >= 4 {
@@ -136,10 +147,9 @@ fn drop_low_address_bytes<const BYTES: usize>(word: u64, n: usize) -> u64 {
     }
 }
 
-/// `acc` plus the `WORDS` native-endian 64-bit words of `words`, with carry.
+/// `acc` plus the native-endian 64-bit words of `block`, with carry.
 #[inline(always)]
-fn add_words<const WORDS: usize>(acc: u64, words: &[u8]) -> u64 {
-    debug_assert_eq!(words.len(), 8 * WORDS);
+fn add_words<const BYTES: usize>(acc: u64, block: &[u8; BYTES]) -> u64 {
     #[cfg(target_arch = "x86_64")]
     {
         use core::arch::x86_64::_addcarry_u64;
@@ -147,17 +157,17 @@ fn add_words<const WORDS: usize>(acc: u64, words: &[u8]) -> u64 {
         // the next instead of being added back after each.
         let mut acc = acc;
         let mut carry = 0u8;
-        for word in words.chunks_exact(8) {
-            let word = u64::from_ne_bytes(word.try_into().unwrap());
-            carry = _addcarry_u64(carry, acc, word, &mut acc);
+        for word in block.as_chunks::<8>().0 {
+            carry = _addcarry_u64(carry, acc, u64::from_ne_bytes(*word), &mut acc);
         }
+        // The last carry goes back in, end-around.
         add_carry(acc, u64::from(carry))
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
         let mut acc = acc;
-        for word in words.chunks_exact(8) {
-            acc = add_carry(acc, u64::from_ne_bytes(word.try_into().unwrap()));
+        for word in block.as_chunks::<8>().0 {
+            acc = add_carry(acc, u64::from_ne_bytes(*word));
         }
         acc
     }
