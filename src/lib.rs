@@ -41,10 +41,13 @@ extern crate std;
 
 pub mod arch;
 mod checksum;
+mod fill;
+pub mod packet;
 pub mod reference;
 mod tier;
 
 pub use checksum::{Checksum, checksum, checksum_vectored};
+pub use fill::{fill, zero};
 pub use tier::{ParseTierError, Tier, active_tier};
 
 /// The README's examples, run as doc tests.
