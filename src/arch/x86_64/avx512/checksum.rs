@@ -78,6 +78,9 @@ fn add_line(acc: __m512i, line: __m512i) -> __m512i {
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
 fn reduce(acc: __m512i, lines: usize) -> u64 {
+    if lines <= SHORT_REDUCTION_LINES {
+        return reduce_short(acc, lines);
+    }
     let low = _mm512_cvtepi32_epi64(_mm512_castsi512_si256(acc));
     let high = _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64::<1>(acc));
     let signed = _mm512_reduce_add_epi64(_mm512_add_epi64(low, high));
@@ -86,8 +89,13 @@ fn reduce(acc: __m512i, lines: usize) -> u64 {
     (signed as u64).wrapping_add(lines as u64 * BIAS_PER_LINE)
 }
 
-/// [`reduce`] for at most two lines, whose lanes are small enough (at most
-/// 2^17 in magnitude) to be added in 32 bits.
+/// Up to this many lines, the sum of all lanes is within 2^11 * 2^20 = 2^31
+/// of zero, so the lanes can be added in 32 bits.
+const SHORT_REDUCTION_LINES: usize = 1 << 11;
+
+/// [`reduce`] for at most [`SHORT_REDUCTION_LINES`] lines: the words of a
+/// line, less their bias, sum to within 2^20 of zero, so the lanes of up to
+/// 2^11 lines add up in 32 bits.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
 fn reduce_short(acc: __m512i, lines: usize) -> u64 {
@@ -117,7 +125,7 @@ unsafe fn sum(data: &[u8]) -> u16 {
         // SAFETY: the mask selects exactly the bytes of `data`; the line is
         // aligned, so the masked-off bytes are on the same page.
         let line = unsafe { _mm512_maskz_loadu_epi8(head_mask & tail_mask, first.cast()) };
-        reduce_short(add_line(zero, line), 1)
+        reduce(add_line(zero, line), 1)
     } else {
         // SAFETY: as above, with the head and tail masks selecting the bytes
         // of `data` in the first and the last line.
@@ -130,7 +138,7 @@ unsafe fn sum(data: &[u8]) -> u16 {
         };
         let ends = add_line(add_line(zero, head), tail);
         if lines == 2 {
-            reduce_short(ends, 2)
+            reduce(ends, 2)
         } else {
             // SAFETY: the `lines - 2` lines strictly between the first and
             // the last start `64 - lead` bytes into `data` and lie inside it.
