@@ -213,7 +213,7 @@ impl Checksum {
 
     /// Adds the sum of a piece that starts where the data so far ends.
     #[inline]
-    fn append(&mut self, piece_sum: u16, piece_odd: bool) {
+    pub(crate) fn append(&mut self, piece_sum: u16, piece_odd: bool) {
         // After an odd number of bytes, the piece's first byte is the low
         // byte of a word: each of its words is shifted by one byte, and the
         // ones'-complement sum of byte-swapped words is the byte-swapped sum

@@ -41,12 +41,14 @@ extern crate std;
 
 pub mod arch;
 mod checksum;
+mod copy;
 mod fill;
 pub mod packet;
 pub mod reference;
 mod tier;
 
 pub use checksum::{Checksum, checksum, checksum_vectored};
+pub use copy::{LengthMismatch, copy_checksum, copy_checksum_uninit, try_copy_checksum};
 pub use fill::{fill, zero};
 pub use tier::{ParseTierError, Tier, active_tier};
 

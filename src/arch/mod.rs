@@ -19,6 +19,8 @@
 //! }
 //! ```
 
+use core::mem::MaybeUninit;
+
 use crate::Tier;
 
 #[cfg(target_arch = "aarch64")]
@@ -64,6 +66,53 @@ pub fn sum_kernel(tier: Tier) -> Option<fn(&[u8]) -> u16> {
         Tier::Neon => aarch64::Neon::new().map(|_| -> fn(&[u8]) -> u16 {
             // SAFETY: `Neon::new` returned `Some`, so the CPU has NEON.
             |data| unsafe { aarch64::Neon::new_unchecked() }.sum(data)
+        }),
+        #[allow(unreachable_patterns)]
+        _ => None,
+    }
+}
+
+/// A copy-and-checksum kernel: copies `src` into `dst` (of the same length;
+/// it panics otherwise) and returns the folded sum of `src`.
+pub type CopyKernel = fn(&mut [MaybeUninit<u8>], &[u8]) -> u16;
+
+/// The copy-and-checksum kernel of `tier` as a plain function, or `None` if
+/// this CPU lacks the tier.
+///
+/// ```
+/// use core::mem::MaybeUninit;
+/// use fastpath::Tier;
+///
+/// for tier in Tier::ALL {
+///     if let Some(copy_sum) = fastpath::arch::copy_kernel(tier) {
+///         let mut dst = [MaybeUninit::uninit(); 3];
+///         assert_eq!(copy_sum(&mut dst, &[0x12, 0x34, 0x56]), 0x6834);
+///     }
+/// }
+/// ```
+pub fn copy_kernel(tier: Tier) -> Option<CopyKernel> {
+    match tier {
+        Tier::Portable => Some(|dst, src| portable::Portable::new().copy_sum_uninit(dst, src)),
+        #[cfg(target_arch = "x86_64")]
+        Tier::Sse2 => x86_64::Sse2::new().map(|_| -> CopyKernel {
+            // SAFETY: `Sse2::new` returned `Some`, so the CPU has SSE2.
+            |dst, src| unsafe { x86_64::Sse2::new_unchecked() }.copy_sum_uninit(dst, src)
+        }),
+        #[cfg(target_arch = "x86_64")]
+        Tier::Avx2 => x86_64::Avx2::new().map(|_| -> CopyKernel {
+            // SAFETY: `Avx2::new` returned `Some`, so the CPU has AVX2.
+            |dst, src| unsafe { x86_64::Avx2::new_unchecked() }.copy_sum_uninit(dst, src)
+        }),
+        #[cfg(target_arch = "x86_64")]
+        Tier::Avx512 => x86_64::Avx512::new().map(|_| -> CopyKernel {
+            // SAFETY: `Avx512::new` returned `Some`, so the CPU has the
+            // AVX-512 subsets the kernels use.
+            |dst, src| unsafe { x86_64::Avx512::new_unchecked() }.copy_sum_uninit(dst, src)
+        }),
+        #[cfg(target_arch = "aarch64")]
+        Tier::Neon => aarch64::Neon::new().map(|_| -> CopyKernel {
+            // SAFETY: `Neon::new` returned `Some`, so the CPU has NEON.
+            |dst, src| unsafe { aarch64::Neon::new_unchecked() }.copy_sum_uninit(dst, src)
         }),
         #[allow(unreachable_patterns)]
         _ => None,
@@ -124,3 +173,44 @@ macro_rules! tier_type {
     };
 }
 pub(crate) use tier_type;
+
+/// Defines a tier's `copy_sum` and `copy_sum_uninit` methods over `$kernel`,
+/// an expression of type `fn(&mut [MaybeUninit<u8>], &[u8]) -> u16` (a
+/// closure or function) that copies `src` into `dst`, of the same length,
+/// and returns the folded sum of `src`. `$kernel` may call the tier's
+/// `#[target_feature]` code: holding `self` proves the feature.
+macro_rules! copy_methods {
+    ($tier:ty, $kernel:expr) => {
+        impl $tier {
+            /// Copies `src` into `dst` and returns the folded sum of `src`, as
+            /// [`sum`](Self::sum) does, reading `src` once.
+            ///
+            /// # Panics
+            ///
+            /// If the two slices have different lengths, as
+            /// [`copy_from_slice`](slice::copy_from_slice) does.
+            #[inline]
+            pub fn copy_sum(self, dst: &mut [u8], src: &[u8]) -> u16 {
+                self.copy_sum_uninit($crate::copy::as_uninit_mut(dst), src)
+            }
+
+            /// Like [`copy_sum`](Self::copy_sum), into memory that need not be
+            /// initialized; every byte of `dst` is initialized on return.
+            ///
+            /// # Panics
+            ///
+            /// If the two slices have different lengths.
+            #[inline]
+            pub fn copy_sum_uninit(
+                self,
+                dst: &mut [core::mem::MaybeUninit<u8>],
+                src: &[u8],
+            ) -> u16 {
+                $crate::copy::assert_same_length(dst.len(), src.len());
+                let kernel: fn(&mut [core::mem::MaybeUninit<u8>], &[u8]) -> u16 = $kernel;
+                kernel(dst, src)
+            }
+        }
+    };
+}
+pub(crate) use copy_methods;

@@ -8,6 +8,8 @@
 //! 2^0, 2^16, 2^32 and 2^48, all equal to 1 modulo 0xffff, so wider words can
 //! be added as they are, as long as no carry is lost.
 
+use core::mem::MaybeUninit;
+
 /// `acc + x` with the carry out of bit 63 added back in (modulo 2^64 - 1,
 /// which 0xffff divides).
 #[inline(always)]
@@ -170,5 +172,68 @@ fn add_words<const BYTES: usize>(acc: u64, block: &[u8; BYTES]) -> u64 {
             acc = add_carry(acc, u64::from_ne_bytes(*word));
         }
         acc
+    }
+}
+
+/// Copies `src` into `dst` (of the same length, at most [`SHORT_MAX`]
+/// bytes) and returns the sum of `src` as [`sum_native`] does, in the same
+/// pass: the same ladder of loads, each word stored as it is added. The
+/// overlapping last word is stored too, writing some bytes twice with the
+/// same value.
+#[inline(always)]
+pub(crate) fn copy_sum_native(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u64 {
+    let len = src.len();
+    debug_assert!(len <= SHORT_MAX);
+    let dst = &mut dst[..len];
+    if len >= 8 {
+        let body = (len - 1) & 0x78;
+        let last: [u8; 8] = src[len - 8..].try_into().unwrap();
+        store(&mut dst[len - 8..], last);
+        let mut acc = drop_low_address_bytes::<8>(u64::from_ne_bytes(last), body + 8 - len);
+        let (src, dst) = (&src[..body], &mut dst[..body]);
+        let (src, dst) = copy_block::<64>(&mut acc, src, dst);
+        let (src, dst) = copy_block::<32>(&mut acc, src, dst);
+        let (src, dst) = copy_block::<16>(&mut acc, src, dst);
+        copy_block::<8>(&mut acc, src, dst);
+        acc
+    } else if len >= 4 {
+        let first: [u8; 4] = src[..4].try_into().unwrap();
+        let last: [u8; 4] = src[len - 4..].try_into().unwrap();
+        store(&mut dst[..4], first);
+        store(&mut dst[len - 4..], last);
+        let last = u64::from(u32::from_ne_bytes(last));
+        u64::from(u32::from_ne_bytes(first)) + drop_low_address_bytes::<4>(last, 8 - len)
+    } else {
+        for (d, s) in dst.iter_mut().zip(src) {
+            d.write(*s);
+        }
+        tail_native(src)
+    }
+}
+
+/// If `src` holds at least `BYTES` bytes, copies and adds its first `BYTES`
+/// and returns what follows in both slices.
+#[inline(always)]
+fn copy_block<'s, 'd, const BYTES: usize>(
+    acc: &mut u64,
+    src: &'s [u8],
+    dst: &'d mut [MaybeUninit<u8>],
+) -> (&'s [u8], &'d mut [MaybeUninit<u8>]) {
+    if src.len() < BYTES || dst.len() < BYTES {
+        return (src, dst);
+    }
+    let (block, src_rest) = src.split_at(BYTES);
+    let (out, dst_rest) = dst.split_at_mut(BYTES);
+    let block: &[u8; BYTES] = block.try_into().unwrap();
+    *acc = add_words(*acc, block);
+    store(out, *block);
+    (src_rest, dst_rest)
+}
+
+/// Stores `bytes` into `dst`, which is exactly `N` bytes long.
+#[inline(always)]
+fn store<const N: usize>(dst: &mut [MaybeUninit<u8>], bytes: [u8; N]) {
+    if let Ok(out) = <&mut [MaybeUninit<u8>; N]>::try_from(dst) {
+        *out = bytes.map(MaybeUninit::new);
     }
 }

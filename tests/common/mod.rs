@@ -32,6 +32,20 @@ pub fn sum_kernels() -> Vec<(Option<Tier>, SumKernel)> {
     kernels
 }
 
+/// A copy-and-checksum kernel: copies and returns the folded sum.
+pub type CopyKernel = fastpath::arch::CopyKernel;
+
+/// The copy-and-checksum kernel of every tier available here, plus the
+/// public entry point (`fastpath::copy_checksum_uninit`) as `None`.
+pub fn copy_kernels() -> Vec<(Option<Tier>, CopyKernel)> {
+    let mut kernels: Vec<(Option<Tier>, CopyKernel)> = Tier::ALL
+        .into_iter()
+        .filter_map(|tier| fastpath::arch::copy_kernel(tier).map(|k| (Some(tier), k)))
+        .collect();
+    kernels.push((None, |dst, src| !fastpath::copy_checksum_uninit(dst, src).1));
+    kernels
+}
+
 pub fn name(tier: Option<Tier>) -> String {
     match tier {
         Some(tier) => tier.to_string(),

@@ -2,6 +2,7 @@
 //! compilers vectorize it for whatever vector unit the target has.
 
 mod checksum;
+mod copy;
 
 /// The portable tier. Always available.
 #[derive(Clone, Copy, Debug, Default)]

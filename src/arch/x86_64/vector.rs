@@ -2,6 +2,7 @@
 //! kernels written once over them.
 
 use core::arch::x86_64::*;
+use core::mem::MaybeUninit;
 
 use crate::arch::scalar;
 
@@ -27,6 +28,15 @@ pub(crate) trait Vector: Copy {
     /// The CPU must support the vector's instruction set, and `ptr` must be
     /// valid for reads of `Self::BYTES` bytes.
     unsafe fn load_unaligned(ptr: *const u8) -> Self;
+
+    /// Stores the vector's `Self::BYTES` bytes at `ptr`, which need not be
+    /// aligned.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must support the vector's instruction set, and `ptr` must be
+    /// valid for writes of `Self::BYTES` bytes.
+    unsafe fn store_unaligned(self, ptr: *mut u8);
 
     /// Adds both 16-bit words of every 32-bit lane of `data` to the lane of
     /// `self`, each less 32768: the words' top bits are flipped, which makes
@@ -70,6 +80,12 @@ impl Vector for Sse2Vector {
     unsafe fn load_unaligned(ptr: *const u8) -> Self {
         // SAFETY: the caller guarantees SSE2 and 16 readable bytes.
         Self(unsafe { _mm_loadu_si128(ptr.cast()) })
+    }
+
+    #[inline(always)]
+    unsafe fn store_unaligned(self, ptr: *mut u8) {
+        // SAFETY: the caller guarantees SSE2 and 16 writable bytes.
+        unsafe { _mm_storeu_si128(ptr.cast(), self.0) }
     }
 
     #[inline(always)]
@@ -122,6 +138,12 @@ impl Vector for Avx2Vector {
     unsafe fn load_unaligned(ptr: *const u8) -> Self {
         // SAFETY: the caller guarantees AVX2 and 32 readable bytes.
         Self(unsafe { _mm256_loadu_si256(ptr.cast()) })
+    }
+
+    #[inline(always)]
+    unsafe fn store_unaligned(self, ptr: *mut u8) {
+        // SAFETY: the caller guarantees AVX2 and 32 writable bytes.
+        unsafe { _mm256_storeu_si256(ptr.cast(), self.0) }
     }
 
     #[inline(always)]
@@ -179,7 +201,82 @@ unsafe fn unbias<V: Vector>(acc: V, vectors: usize) -> u64 {
     (signed as u64).wrapping_add((vectors * V::BYTES / 2) as u64 * 32768)
 }
 
+/// Where the vectors of the data go besides the sum: nowhere (the checksum)
+/// or into a destination buffer (copy-and-checksum). The kernels below are
+/// written once over it.
+pub(crate) trait Output {
+    /// Stores the vector `v` read at `offset` bytes into the data.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must support `V`'s instruction set and `offset + V::BYTES`
+    /// must not exceed the length of the data.
+    unsafe fn put<V: Vector>(&mut self, offset: usize, v: V);
+
+    /// Handles the last bytes, `rest`, which start `offset` bytes into the
+    /// data (an even number): returns their sum as [`scalar::sum_native`]
+    /// does.
+    fn finish(&mut self, offset: usize, rest: &[u8]) -> u64;
+}
+
+/// The checksum: the vectors go nowhere.
+pub(crate) struct SumOnly;
+
+impl Output for SumOnly {
+    #[inline(always)]
+    unsafe fn put<V: Vector>(&mut self, _offset: usize, _v: V) {}
+
+    #[inline(always)]
+    fn finish(&mut self, _offset: usize, rest: &[u8]) -> u64 {
+        scalar::sum_native(rest)
+    }
+}
+
+/// Copy-and-checksum: the vectors are stored into a buffer as long as the
+/// data.
+pub(crate) struct CopyTo<'a>(pub(crate) &'a mut [MaybeUninit<u8>]);
+
+impl Output for CopyTo<'_> {
+    #[inline(always)]
+    unsafe fn put<V: Vector>(&mut self, offset: usize, v: V) {
+        // SAFETY: the buffer is as long as the data, so the caller's bound
+        // on `offset` keeps the store inside it; the caller guarantees the
+        // instruction set.
+        unsafe { v.store_unaligned(self.0.as_mut_ptr().add(offset).cast()) }
+    }
+
+    #[inline(always)]
+    fn finish(&mut self, offset: usize, rest: &[u8]) -> u64 {
+        scalar::copy_sum_native(&mut self.0[offset..], rest)
+    }
+}
+
 /// The native-endian sum of `data`, not folded.
+///
+/// # Safety
+///
+/// The CPU must support `V`'s instruction set.
+#[inline(always)]
+pub(crate) unsafe fn sum_native<V: Vector>(data: &[u8]) -> u64 {
+    // SAFETY: the caller guarantees the instruction set.
+    unsafe { sum_native_into::<V, _>(data, SumOnly) }
+}
+
+/// Copies `src` into `dst`, which has the same length, and returns the
+/// native-endian sum of `src`, not folded.
+///
+/// # Safety
+///
+/// The CPU must support `V`'s instruction set.
+#[inline(always)]
+pub(crate) unsafe fn copy_sum_native<V: Vector>(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u64 {
+    debug_assert_eq!(dst.len(), src.len());
+    // SAFETY: the caller guarantees the instruction set.
+    unsafe { sum_native_into::<V, _>(&src[..dst.len().min(src.len())], CopyTo(dst)) }
+}
+
+/// The native-endian sum of `data`, not folded, each vector also handed to
+/// `out`.
 ///
 /// # Algorithm
 ///
@@ -198,7 +295,7 @@ unsafe fn unbias<V: Vector>(acc: V, vectors: usize) -> u64 {
 ///
 /// The CPU must support `V`'s instruction set.
 #[inline(always)]
-pub(crate) unsafe fn sum_native<V: Vector>(data: &[u8]) -> u64 {
+unsafe fn sum_native_into<V: Vector, O: Output>(data: &[u8], mut out: O) -> u64 {
     let step = 4 * V::BYTES;
     let mut rest = data;
     let mut total = 0u64;
@@ -208,20 +305,30 @@ pub(crate) unsafe fn sum_native<V: Vector>(data: &[u8]) -> u64 {
         while rest.len() >= step {
             let steps = (rest.len() / step).min(STEPS_PER_REDUCTION);
             let (mut a0, mut a1, mut a2, mut a3) = (V::zero(), V::zero(), V::zero(), V::zero());
-            let mut ptr = rest.as_ptr();
+            let mut offset = data.len() - rest.len();
             for _ in 0..steps {
-                a0 = a0.add_words(V::load_unaligned(ptr));
-                a1 = a1.add_words(V::load_unaligned(ptr.add(V::BYTES)));
-                a2 = a2.add_words(V::load_unaligned(ptr.add(2 * V::BYTES)));
-                a3 = a3.add_words(V::load_unaligned(ptr.add(3 * V::BYTES)));
-                ptr = ptr.add(step);
+                let ptr = data.as_ptr().add(offset);
+                let (v0, v1) = (V::load_unaligned(ptr), V::load_unaligned(ptr.add(V::BYTES)));
+                let v2 = V::load_unaligned(ptr.add(2 * V::BYTES));
+                let v3 = V::load_unaligned(ptr.add(3 * V::BYTES));
+                out.put(offset, v0);
+                out.put(offset + V::BYTES, v1);
+                out.put(offset + 2 * V::BYTES, v2);
+                out.put(offset + 3 * V::BYTES, v3);
+                a0 = a0.add_words(v0);
+                a1 = a1.add_words(v1);
+                a2 = a2.add_words(v2);
+                a3 = a3.add_words(v3);
+                offset += step;
             }
             rest = &rest[steps * step..];
             let mut vectors = 4 * steps;
             if rest.len() < step {
                 // The last block: its leftover whole vectors join `a0`.
                 while rest.len() >= V::BYTES {
-                    a0 = a0.add_words(V::load_unaligned(rest.as_ptr()));
+                    let v = V::load_unaligned(rest.as_ptr());
+                    out.put(data.len() - rest.len(), v);
+                    a0 = a0.add_words(v);
                     rest = &rest[V::BYTES..];
                     vectors += 1;
                 }
@@ -232,7 +339,9 @@ pub(crate) unsafe fn sum_native<V: Vector>(data: &[u8]) -> u64 {
             let mut acc = V::zero();
             let mut vectors = 0;
             while rest.len() >= V::BYTES {
-                acc = acc.add_words(V::load_unaligned(rest.as_ptr()));
+                let v = V::load_unaligned(rest.as_ptr());
+                out.put(data.len() - rest.len(), v);
+                acc = acc.add_words(v);
                 rest = &rest[V::BYTES..];
                 vectors += 1;
             }
@@ -240,5 +349,5 @@ pub(crate) unsafe fn sum_native<V: Vector>(data: &[u8]) -> u64 {
         }
     }
     // `rest` starts an even number of bytes into `data`.
-    scalar::add_carry(total, scalar::sum_native(rest))
+    scalar::add_carry(total, out.finish(data.len() - rest.len(), rest))
 }

@@ -78,13 +78,13 @@ impl Neon {
 }
 
 /// The bytes of one vector.
-const VECTOR: usize = 16;
+pub(super) const VECTOR: usize = 16;
 
 /// The bytes of one unrolled step: one vector for each of four accumulators.
-const STEP: usize = 4 * VECTOR;
+pub(super) const STEP: usize = 4 * VECTOR;
 
 /// Steps between two emptyings of the 32-bit accumulators.
-const STEPS_PER_REDUCTION: usize = 1 << 15;
+pub(super) const STEPS_PER_REDUCTION: usize = 1 << 15;
 
 // A step adds at most 2 * 0xffff to every 32-bit lane of each accumulator, so
 // a whole block must fit in a lane.

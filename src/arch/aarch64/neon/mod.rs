@@ -1,6 +1,7 @@
 //! The NEON tier: 128-bit Advanced SIMD vectors.
 
 mod checksum;
+mod copy;
 
 crate::arch::tier_type! {
     /// The NEON tier. Holding a value proves that the CPU has NEON.

@@ -1,6 +1,7 @@
 //! The AVX2 tier: 256-bit vectors.
 
 mod checksum;
+mod copy;
 
 crate::arch::tier_type! {
     /// The AVX2 tier. Holding a value proves that the CPU has AVX2.

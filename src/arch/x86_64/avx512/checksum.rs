@@ -59,7 +59,7 @@ impl Avx512 {
 /// Lines each accumulator takes before the lanes are emptied: 4 * 2^12
 /// lines move a lane by at most 2^30 either way, so the sum of the four
 /// accumulators fits in 32 signed bits.
-const LINES_PER_REDUCTION: usize = 1 << 12;
+pub(super) const LINES_PER_REDUCTION: usize = 1 << 12;
 
 /// What a line loses to the signed reading of its 32 words: 32 * 32768.
 const BIAS_PER_LINE: u64 = 1 << 20;
@@ -68,7 +68,7 @@ const BIAS_PER_LINE: u64 = 1 << 20;
 /// word less 32768.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
-fn add_line(acc: __m512i, line: __m512i) -> __m512i {
+pub(super) fn add_line(acc: __m512i, line: __m512i) -> __m512i {
     let signed = _mm512_xor_si512(line, _mm512_set1_epi16(i16::MIN));
     _mm512_add_epi32(acc, _mm512_madd_epi16(signed, _mm512_set1_epi16(1)))
 }
@@ -77,7 +77,7 @@ fn add_line(acc: __m512i, line: __m512i) -> __m512i {
 /// `lines` lines less their bias.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
-fn reduce(acc: __m512i, lines: usize) -> u64 {
+pub(super) fn reduce(acc: __m512i, lines: usize) -> u64 {
     if lines <= SHORT_REDUCTION_LINES {
         return reduce_short(acc, lines);
     }

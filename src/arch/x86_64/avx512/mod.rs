@@ -4,6 +4,7 @@
 //! masks, 16-bit lanes on 512 bits).
 
 mod checksum;
+mod copy;
 
 crate::arch::tier_type! {
     /// The AVX-512 tier. Holding a value proves that the CPU has AVX-512F

@@ -1,6 +1,7 @@
 //! The SSE2 tier: 128-bit vectors, part of every x86_64 CPU.
 
 mod checksum;
+mod copy;
 
 crate::arch::tier_type! {
     /// The SSE2 tier. Holding a value proves that the CPU has SSE2.

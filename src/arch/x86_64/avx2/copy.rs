@@ -1,0 +1,23 @@
+//! The AVX2 copy-and-checksum kernel: the shared vector algorithm
+//! ([`vector::copy_sum_native`](super::super::vector::copy_sum_native)) on
+//! AVX2 registers: each vector is stored as it is summed.
+
+use core::mem::MaybeUninit;
+
+use super::Avx2;
+use crate::arch::scalar;
+use crate::arch::x86_64::vector::{Avx2Vector, copy_sum_native};
+
+crate::arch::copy_methods!(Avx2, |dst, src| {
+    // SAFETY: the method running this holds a `Avx2`, which proves AVX2.
+    unsafe { copy_sum(dst, src) }
+});
+
+/// # Safety
+///
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+unsafe fn copy_sum(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u16 {
+    // SAFETY: AVX2 is enabled here, which the caller guarantees.
+    scalar::finish_native(unsafe { copy_sum_native::<Avx2Vector>(dst, src) })
+}

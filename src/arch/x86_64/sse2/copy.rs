@@ -1,0 +1,23 @@
+//! The SSE2 copy-and-checksum kernel: the shared vector algorithm
+//! ([`vector::copy_sum_native`](super::super::vector::copy_sum_native)) on
+//! SSE2 registers: each vector is stored as it is summed.
+
+use core::mem::MaybeUninit;
+
+use super::Sse2;
+use crate::arch::scalar;
+use crate::arch::x86_64::vector::{Sse2Vector, copy_sum_native};
+
+crate::arch::copy_methods!(Sse2, |dst, src| {
+    // SAFETY: the method running this holds a `Sse2`, which proves SSE2.
+    unsafe { copy_sum(dst, src) }
+});
+
+/// # Safety
+///
+/// The CPU must support SSE2.
+#[target_feature(enable = "sse2")]
+unsafe fn copy_sum(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u16 {
+    // SAFETY: SSE2 is enabled here, which the caller guarantees.
+    scalar::finish_native(unsafe { copy_sum_native::<Sse2Vector>(dst, src) })
+}

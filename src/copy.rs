@@ -1,0 +1,205 @@
+//! Fused copy-and-checksum: one pass that copies a buffer and returns its
+//! Internet checksum, as Linux's `csum_partial_copy` does.
+
+use core::fmt;
+use core::mem::MaybeUninit;
+
+use crate::Checksum;
+use crate::arch::{self, scalar};
+use crate::tier::dispatch;
+
+dispatch! {
+    /// Copies and sums with the active tier's kernel.
+    fn copy_sum_dispatched(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u16;
+    kernel = arch::copy_kernel;
+}
+
+/// Copies `src` into `dst` and returns the folded sum of `src`: inline for
+/// short inputs, the active tier's kernel otherwise. The lengths are equal.
+#[inline]
+fn copy_sum(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u16 {
+    if src.len() <= scalar::SHORT_MAX {
+        scalar::finish_native(scalar::copy_sum_native(dst, src))
+    } else {
+        copy_sum_dispatched(dst, src)
+    }
+}
+
+/// Copies `src` into `dst` and returns the Internet checksum of `src`,
+/// reading `src` once: exactly what `dst.copy_from_slice(src)` followed by
+/// [`checksum(src)`](crate::checksum) give, in less time.
+///
+/// # Panics
+///
+/// If `dst` and `src` have different lengths, as
+/// [`copy_from_slice`](slice::copy_from_slice) does. [`try_copy_checksum`]
+/// returns an error instead.
+///
+/// ```
+/// let payload = *b"a payload of any length";
+/// let mut packet = [0u8; 23];
+/// let sum = fastpath::copy_checksum(&mut packet, &payload);
+/// assert_eq!(packet, payload);
+/// assert_eq!(sum, fastpath::checksum(&payload));
+/// ```
+#[inline]
+pub fn copy_checksum(dst: &mut [u8], src: &[u8]) -> u16 {
+    assert_same_length(dst.len(), src.len());
+    !copy_sum(as_uninit_mut(dst), src)
+}
+
+/// Like [`copy_checksum`], but returns an error if the lengths differ.
+///
+/// ```
+/// let mut short = [0u8; 2];
+/// let err = fastpath::try_copy_checksum(&mut short, b"abc").unwrap_err();
+/// assert_eq!((err.dst_len(), err.src_len()), (2, 3));
+/// ```
+#[inline]
+pub fn try_copy_checksum(dst: &mut [u8], src: &[u8]) -> Result<u16, LengthMismatch> {
+    if dst.len() == src.len() {
+        Ok(!copy_sum(as_uninit_mut(dst), src))
+    } else {
+        Err(LengthMismatch {
+            dst: dst.len(),
+            src: src.len(),
+        })
+    }
+}
+
+/// Like [`copy_checksum`], into memory that need not be initialized (a
+/// buffer from an allocator or a ring, which there is no point in zeroing
+/// first). Returns `dst`, now initialized, and the checksum.
+///
+/// # Panics
+///
+/// If `dst` and `src` have different lengths.
+///
+/// ```
+/// use core::mem::MaybeUninit;
+///
+/// let mut buf = [MaybeUninit::<u8>::uninit(); 4];
+/// let (copied, sum) = fastpath::copy_checksum_uninit(&mut buf, &[1, 2, 3, 4]);
+/// assert_eq!(copied, [1, 2, 3, 4]);
+/// assert_eq!(sum, fastpath::checksum(&[1, 2, 3, 4]));
+/// ```
+#[inline]
+pub fn copy_checksum_uninit<'d>(dst: &'d mut [MaybeUninit<u8>], src: &[u8]) -> (&'d mut [u8], u16) {
+    assert_same_length(dst.len(), src.len());
+    let sum = copy_sum(dst, src);
+    // SAFETY: `copy_sum` wrote every byte of `dst`.
+    (unsafe { assume_init_mut(dst) }, !sum)
+}
+
+impl Checksum {
+    /// Copies `src` into `dst` and adds the bytes of `src`, which follow
+    /// those added so far, as [`update`](Checksum::update) does: the streaming
+    /// form of [`copy_checksum`]. Pieces may have any length.
+    ///
+    /// # Panics
+    ///
+    /// If `dst` and `src` have different lengths.
+    ///
+    /// ```
+    /// use fastpath::Checksum;
+    ///
+    /// let data = b"copied in two pieces";
+    /// let mut out = [0u8; 20];
+    /// let mut sum = Checksum::new();
+    /// sum.update_copy(&mut out[..7], &data[..7]);
+    /// sum.update_copy(&mut out[7..], &data[7..]);
+    /// assert_eq!(&out, data);
+    /// assert_eq!(sum.finish(), fastpath::checksum(data));
+    /// ```
+    #[inline]
+    pub fn update_copy(&mut self, dst: &mut [u8], src: &[u8]) {
+        assert_same_length(dst.len(), src.len());
+        self.append(copy_sum(as_uninit_mut(dst), src), src.len() % 2 == 1);
+    }
+
+    /// Like [`update_copy`](Checksum::update_copy), into memory that need
+    /// not be initialized; returns `dst`, now initialized.
+    ///
+    /// # Panics
+    ///
+    /// If `dst` and `src` have different lengths.
+    #[inline]
+    pub fn update_copy_uninit<'d>(
+        &mut self,
+        dst: &'d mut [MaybeUninit<u8>],
+        src: &[u8],
+    ) -> &'d mut [u8] {
+        assert_same_length(dst.len(), src.len());
+        self.append(copy_sum(dst, src), src.len() % 2 == 1);
+        // SAFETY: `copy_sum` wrote every byte of `dst`.
+        unsafe { assume_init_mut(dst) }
+    }
+}
+
+/// The error of [`try_copy_checksum`]: the two slices differ in length.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LengthMismatch {
+    dst: usize,
+    src: usize,
+}
+
+impl LengthMismatch {
+    /// The length of the destination.
+    pub const fn dst_len(&self) -> usize {
+        self.dst
+    }
+
+    /// The length of the source.
+    pub const fn src_len(&self) -> usize {
+        self.src
+    }
+}
+
+impl fmt::Display for LengthMismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "source slice length ({}) does not match destination slice length ({})",
+            self.src, self.dst
+        )
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for LengthMismatch {}
+
+/// Panics, as `copy_from_slice` does, if the lengths differ.
+#[inline]
+#[track_caller]
+pub(crate) fn assert_same_length(dst: usize, src: usize) {
+    if dst != src {
+        length_mismatch(dst, src);
+    }
+}
+
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn length_mismatch(dst: usize, src: usize) -> ! {
+    panic!("{}", LengthMismatch { dst, src })
+}
+
+/// Views initialized bytes as possibly uninitialized ones, for the kernels,
+/// which write into either.
+#[inline]
+pub(crate) fn as_uninit_mut(bytes: &mut [u8]) -> &mut [MaybeUninit<u8>] {
+    // SAFETY: `MaybeUninit<u8>` has the layout of `u8`. The view could be
+    // used to write uninitialized bytes into `bytes`; the crate's kernels
+    // never do, they only store bytes read from a `&[u8]`.
+    unsafe { &mut *(bytes as *mut [u8] as *mut [MaybeUninit<u8>]) }
+}
+
+/// # Safety
+///
+/// Every byte of `bytes` must be initialized.
+#[inline]
+unsafe fn assume_init_mut(bytes: &mut [MaybeUninit<u8>]) -> &mut [u8] {
+    // SAFETY: the caller guarantees that the bytes are initialized, and
+    // `MaybeUninit<u8>` has the layout of `u8`.
+    unsafe { &mut *(bytes as *mut [MaybeUninit<u8>] as *mut [u8]) }
+}
