@@ -204,8 +204,16 @@ pub(crate) fn copy_sum_native(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u64 {
         let last = u64::from(u32::from_ne_bytes(last));
         u64::from(u32::from_ne_bytes(first)) + drop_low_address_bytes::<4>(last, 8 - len)
     } else {
-        for (d, s) in dst.iter_mut().zip(src) {
-            d.write(*s);
+        // At most three bytes, one by one without a loop, which the compiler
+        // would turn into a call to `memcpy`.
+        if let ([d0, dst @ ..], [s0, src @ ..]) = (dst, src) {
+            d0.write(*s0);
+            if let ([d1, dst @ ..], [s1, src @ ..]) = (dst, src) {
+                d1.write(*s1);
+                if let ([d2, ..], [s2, ..]) = (dst, src) {
+                    d2.write(*s2);
+                }
+            }
         }
         tail_native(src)
     }

@@ -19,18 +19,50 @@ crate::arch::copy_methods!(Portable, |dst, src| scalar::finish_native(copy_sum_n
 /// Copies `src` into `dst` (of the same length) and returns the sum of `src`
 /// as native-endian 16-bit words, not folded.
 fn copy_sum_native(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u64 {
+    let len = src.len().min(dst.len());
+    let words = len / 4;
     let mut total = 0u64;
-    for (dst, src) in dst.chunks_mut(BLOCK).zip(src.chunks(BLOCK)) {
-        let (src_words, src_rest) = src.as_chunks::<4>();
-        let (dst_words, dst_rest) = dst.as_chunks_mut::<4>();
-        let mut acc = 0u32;
-        for (out, word) in dst_words.iter_mut().zip(src_words) {
-            *out = word.map(MaybeUninit::new);
-            let word = u32::from_ne_bytes(*word);
-            acc += (word & 0xffff) + (word >> 16);
-        }
-        let block_sum = u64::from(acc) + scalar::copy_sum_native(dst_rest, src_rest);
-        total = scalar::add_carry(total, block_sum);
+    let mut done = 0;
+    while done < words {
+        let block = (words - done).min(BLOCK / 4);
+        // SAFETY: the `block` words at word `done` are inside both slices.
+        let acc = unsafe {
+            copy_sum_words(
+                dst.as_mut_ptr().add(4 * done).cast(),
+                src.as_ptr().add(4 * done),
+                block,
+            )
+        };
+        total = scalar::add_carry(total, u64::from(acc));
+        done += block;
     }
-    total
+    let tail = scalar::copy_sum_native(&mut dst[4 * words..len], &src[4 * words..len]);
+    scalar::add_carry(total, tail)
+}
+
+/// Copies `words` 32-bit words from `src` to `dst` and returns the sum of
+/// their 16-bit halves (at most 32 768 words, so it cannot overflow).
+///
+/// The buffers are raw pointers on purpose: with two slices, which cannot
+/// overlap, the compiler splits the loop into a call to `memcpy` and a
+/// second pass for the sum, which reads the data twice; with pointers that
+/// might overlap, that split would be wrong, so the loop stays fused.
+///
+/// # Safety
+///
+/// `src` must be valid for reads and `dst` for writes of `4 * words` bytes.
+#[inline(never)]
+unsafe fn copy_sum_words(dst: *mut u8, src: *const u8, words: usize) -> u32 {
+    let mut acc = 0u32;
+    for i in 0..words {
+        // SAFETY: word `i` is inside both buffers, which the caller
+        // guarantees; neither needs alignment.
+        let word = unsafe {
+            let word = src.add(4 * i).cast::<u32>().read_unaligned();
+            dst.add(4 * i).cast::<u32>().write_unaligned(word);
+            word
+        };
+        acc += (word & 0xffff) + (word >> 16);
+    }
+    acc
 }

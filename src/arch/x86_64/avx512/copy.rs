@@ -34,6 +34,23 @@ crate::arch::copy_methods!(Avx512, |dst, src| {
     unsafe { copy_sum(dst, src) }
 });
 
+/// Copies the 64 bytes at `offset` from `from` to `to` and adds them to
+/// `acc`.
+///
+/// # Safety
+///
+/// The CPU must support AVX-512F and AVX-512BW; `from` must be valid for
+/// reads and `to` for writes of 64 bytes at `offset`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn copy_line(acc: __m512i, from: *const u8, to: *mut u8, offset: usize) -> __m512i {
+    // SAFETY: the caller guarantees the 64 bytes at `offset` of both.
+    let v = unsafe { _mm512_loadu_si512(from.add(offset).cast()) };
+    // SAFETY: as above.
+    unsafe { _mm512_storeu_si512(to.add(offset).cast(), v) };
+    add_line(acc, v)
+}
+
 /// # Safety
 ///
 /// The CPU must support AVX-512F and AVX-512BW.
@@ -44,58 +61,62 @@ unsafe fn copy_sum(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u16 {
         return scalar::finish_native(scalar::copy_sum_native(dst, src));
     }
     let even = len & !1;
-    let vectors = even / 64;
     let from = src.as_ptr();
     let to = dst.as_mut_ptr().cast::<u8>();
     let zero = _mm512_setzero_si512();
     let mut total = 0u64;
-
+    let (mut a0, mut a1, mut a2, mut a3) = (zero, zero, zero, zero);
+    let mut lines = 0;
     let mut offset = 0;
-    let mut left = vectors;
-    while left > 0 {
-        let batch = left.min(4 * LINES_PER_REDUCTION);
-        left -= batch;
-        let (mut a0, mut a1, mut a2, mut a3) = (zero, zero, zero, zero);
-        // SAFETY: every load and store covers 64 bytes at `offset`, and
-        // `offset + 64 <= 64 * vectors <= len`.
-        unsafe {
-            for _ in 0..batch / 4 {
-                let v0 = _mm512_loadu_si512(from.add(offset).cast());
-                let v1 = _mm512_loadu_si512(from.add(offset + 64).cast());
-                let v2 = _mm512_loadu_si512(from.add(offset + 128).cast());
-                let v3 = _mm512_loadu_si512(from.add(offset + 192).cast());
-                _mm512_storeu_si512(to.add(offset).cast(), v0);
-                _mm512_storeu_si512(to.add(offset + 64).cast(), v1);
-                _mm512_storeu_si512(to.add(offset + 128).cast(), v2);
-                _mm512_storeu_si512(to.add(offset + 192).cast(), v3);
-                a0 = add_line(a0, v0);
-                a1 = add_line(a1, v1);
-                a2 = add_line(a2, v2);
-                a3 = add_line(a3, v3);
+
+    // SAFETY: every `copy_line` below copies 64 bytes at an `offset` with
+    // `offset + 64 <= even <= len`, inside both slices.
+    unsafe {
+        while even - offset >= 256 {
+            if lines >= 4 * LINES_PER_REDUCTION {
+                let acc = _mm512_add_epi32(_mm512_add_epi32(a0, a1), _mm512_add_epi32(a2, a3));
+                total = scalar::add_carry(total, reduce(acc, lines));
+                (a0, a1, a2, a3, lines) = (zero, zero, zero, zero, 0);
+            }
+            let steps = ((even - offset) / 256).min(LINES_PER_REDUCTION);
+            for _ in 0..steps {
+                a0 = copy_line(a0, from, to, offset);
+                a1 = copy_line(a1, from, to, offset + 64);
+                a2 = copy_line(a2, from, to, offset + 128);
+                a3 = copy_line(a3, from, to, offset + 192);
                 offset += 256;
             }
-            for _ in 0..batch % 4 {
-                let v = _mm512_loadu_si512(from.add(offset).cast());
-                _mm512_storeu_si512(to.add(offset).cast(), v);
-                a0 = add_line(a0, v);
-                offset += 64;
-            }
+            lines += 4 * steps;
         }
-        let acc = _mm512_add_epi32(_mm512_add_epi32(a0, a1), _mm512_add_epi32(a2, a3));
-        total = scalar::add_carry(total, reduce(acc, batch));
+        // Straight-line code for the last 0-3 whole vectors: as a loop, the
+        // compiler turns their stores into a call to `memcpy`.
+        if even - offset >= 128 {
+            a1 = copy_line(a1, from, to, offset);
+            a2 = copy_line(a2, from, to, offset + 64);
+            offset += 128;
+            lines += 2;
+        }
+        if even - offset >= 64 {
+            a3 = copy_line(a3, from, to, offset);
+            offset += 64;
+            lines += 1;
+        }
     }
-
     let rest = even - offset;
     if rest > 0 {
+        // The vector that ends where the even prefix ends, its first
+        // `64 - rest` bytes (already added) masked off.
         let start = even - 64;
         // SAFETY: `64 <= even <= len`, so the 64 bytes at `start` are inside
         // both slices.
         let v = unsafe { _mm512_loadu_si512(from.add(start).cast()) };
         // SAFETY: as above.
         unsafe { _mm512_storeu_si512(to.add(start).cast(), v) };
-        let fresh = _mm512_maskz_mov_epi8(u64::MAX << (64 - rest), v);
-        total = scalar::add_carry(total, reduce(add_line(zero, fresh), 1));
+        a0 = add_line(a0, _mm512_maskz_mov_epi8(u64::MAX << (64 - rest), v));
+        lines += 1;
     }
+    let acc = _mm512_add_epi32(_mm512_add_epi32(a0, a1), _mm512_add_epi32(a2, a3));
+    total = scalar::add_carry(total, reduce(acc, lines));
     if even < len {
         // The odd last byte: the first of its word, padded with zero.
         let last = src[even];
