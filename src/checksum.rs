@@ -13,7 +13,7 @@ const INLINE_MAX: usize = scalar::SHORT_MAX;
 dispatch! {
     /// The folded sum of `data` by the active tier's kernel.
     fn sum_dispatched(data: &[u8]) -> u16;
-    kernel = arch::sum_kernel;
+    kernel = arch::raw_sum_kernel;
 }
 
 /// The folded ones'-complement sum of `data` as big-endian 16-bit words.

@@ -11,7 +11,7 @@ use crate::tier::dispatch;
 dispatch! {
     /// Copies and sums with the active tier's kernel.
     fn copy_sum_dispatched(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u16;
-    kernel = arch::copy_kernel;
+    kernel = arch::raw_copy_kernel;
 }
 
 /// Copies `src` into `dst` and returns the folded sum of `src`: inline for

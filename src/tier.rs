@@ -216,11 +216,13 @@ mod imp {
 ///
 /// With `std`, the pointer starts at a `detect` function which looks up the
 /// active tier, stores the kernel of that tier in the pointer and calls it;
-/// every later call is one load and one indirect call. Without `std`, the
-/// tier is a compile-time constant and the call is direct.
+/// every later call is one load and one indirect call, straight into the
+/// tier's `#[target_feature]` function. Without `std`, the tier is a
+/// compile-time constant and the call is direct.
 ///
-/// `$kernel` maps a [`Tier`] to `Option<fn(...) -> ...>`, `Some` only for an
-/// available tier; the portable kernel must be `Some` for every build.
+/// `$kernel` maps a [`Tier`] to `Option<unsafe fn(...) -> ...>`: `Some`
+/// only for a tier this CPU runs, whose function is then safe to call with
+/// any arguments; the portable kernel must be `Some` for every build.
 macro_rules! dispatch {
     (
         $(#[$attr:meta])*
@@ -229,7 +231,7 @@ macro_rules! dispatch {
     ) => {
         $(#[$attr])*
         $vis fn $name($($arg: $ty),*) -> $ret {
-            type Kernel = fn($($ty),*) -> $ret;
+            type Kernel = unsafe fn($($ty),*) -> $ret;
 
             #[cfg(feature = "std")]
             {
@@ -239,7 +241,9 @@ macro_rules! dispatch {
                     let kernel: Kernel = $kernel($crate::active_tier())
                         .expect("the active tier is available");
                     FN.store(kernel as *mut (), Ordering::Relaxed);
-                    kernel($($arg),*)
+                    // SAFETY: `$kernel` returned the function for a tier
+                    // this CPU runs.
+                    unsafe { kernel($($arg),*) }
                 }
 
                 static FN: AtomicPtr<()> = AtomicPtr::new(detect as *mut ());
@@ -247,11 +251,11 @@ macro_rules! dispatch {
                 let ptr = FN.load(Ordering::Relaxed);
                 // SAFETY: `FN` only ever holds `detect` or a value of type
                 // `Kernel` cast to a pointer, so it is a valid function
-                // pointer of type `Kernel`. A kernel is stored only after
-                // `$kernel` returned it for an available tier, so the CPU
-                // supports its instructions.
+                // pointer of type `Kernel`.
                 let kernel = unsafe { core::mem::transmute::<*mut (), Kernel>(ptr) };
-                kernel($($arg),*)
+                // SAFETY: a kernel is stored only after `$kernel` returned it
+                // for the active tier, which this CPU runs; `detect` is safe.
+                unsafe { kernel($($arg),*) }
             }
             #[cfg(not(feature = "std"))]
             {
@@ -259,7 +263,9 @@ macro_rules! dispatch {
                     Some(kernel) => kernel,
                     None => unreachable!("the active tier is available"),
                 };
-                kernel($($arg),*)
+                // SAFETY: `$kernel` returned the function for a tier this
+                // build runs.
+                unsafe { kernel($($arg),*) }
             }
         }
     };

@@ -119,6 +119,49 @@ pub fn copy_kernel(tier: Tier) -> Option<CopyKernel> {
     }
 }
 
+/// The tiers' `#[target_feature]` checksum functions themselves, for the
+/// dispatch: `Some` only for a tier this CPU runs, whose function is then
+/// safe to call. ([`sum_kernel`] wraps the same functions in safe ones, one
+/// call deeper.)
+pub(crate) fn raw_sum_kernel(tier: Tier) -> Option<unsafe fn(&[u8]) -> u16> {
+    match tier {
+        Tier::Portable => Some(portable::sum),
+        #[cfg(target_arch = "x86_64")]
+        Tier::Sse2 => x86_64::Sse2::is_available().then_some(x86_64::sse2::sum as _),
+        #[cfg(target_arch = "x86_64")]
+        Tier::Avx2 => x86_64::Avx2::is_available().then_some(x86_64::avx2::sum as _),
+        #[cfg(target_arch = "x86_64")]
+        Tier::Avx512 => x86_64::Avx512::is_available().then_some(x86_64::avx512::sum as _),
+        #[cfg(target_arch = "aarch64")]
+        Tier::Neon => aarch64::Neon::is_available().then_some(aarch64::neon::sum as _),
+        #[allow(unreachable_patterns)]
+        _ => None,
+    }
+}
+
+/// A tier's copy-and-checksum function, callable only on a CPU that runs the
+/// tier.
+pub(crate) type RawCopyKernel = unsafe fn(&mut [MaybeUninit<u8>], &[u8]) -> u16;
+
+/// The tiers' `#[target_feature]` copy-and-checksum functions, for the
+/// dispatch, as [`raw_sum_kernel`]. They copy `min(dst.len(), src.len())`
+/// bytes; callers check that the lengths are equal.
+pub(crate) fn raw_copy_kernel(tier: Tier) -> Option<RawCopyKernel> {
+    match tier {
+        Tier::Portable => Some(portable::copy_sum),
+        #[cfg(target_arch = "x86_64")]
+        Tier::Sse2 => x86_64::Sse2::is_available().then_some(x86_64::sse2::copy_sum as _),
+        #[cfg(target_arch = "x86_64")]
+        Tier::Avx2 => x86_64::Avx2::is_available().then_some(x86_64::avx2::copy_sum as _),
+        #[cfg(target_arch = "x86_64")]
+        Tier::Avx512 => x86_64::Avx512::is_available().then_some(x86_64::avx512::copy_sum as _),
+        #[cfg(target_arch = "aarch64")]
+        Tier::Neon => aarch64::Neon::is_available().then_some(aarch64::neon::copy_sum as _),
+        #[allow(unreachable_patterns)]
+        _ => None,
+    }
+}
+
 /// Defines a tier's zero-sized type: `new`, `new_unchecked`, `is_available`.
 ///
 /// `runtime` is the detection expression used with `std`; `compile_time` the

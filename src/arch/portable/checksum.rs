@@ -31,7 +31,7 @@ impl Portable {
     /// ```
     #[inline]
     pub fn sum(self, data: &[u8]) -> u16 {
-        scalar::finish_native(sum_native(data))
+        sum(data)
     }
 
     /// The RFC 1071 checksum of `data`: the ones' complement of
@@ -40,6 +40,11 @@ impl Portable {
     pub fn checksum(self, data: &[u8]) -> u16 {
         !self.sum(data)
     }
+}
+
+/// The folded big-endian sum of `data`: the portable kernel.
+pub(crate) fn sum(data: &[u8]) -> u16 {
+    scalar::finish_native(sum_native(data))
 }
 
 /// The sum of `data` as native-endian 16-bit words, not folded.

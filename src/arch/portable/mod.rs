@@ -4,6 +4,9 @@
 mod checksum;
 mod copy;
 
+pub(crate) use checksum::sum;
+pub(crate) use copy::copy_sum;
+
 /// The portable tier. Always available.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Portable(());

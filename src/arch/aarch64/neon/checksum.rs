@@ -94,7 +94,7 @@ const _: () = assert!(STEPS_PER_REDUCTION as u64 * 2 * 0xffff <= u32::MAX as u64
 ///
 /// The CPU must support NEON.
 #[target_feature(enable = "neon")]
-unsafe fn sum(data: &[u8]) -> u16 {
+pub(crate) unsafe fn sum(data: &[u8]) -> u16 {
     let (steps, rest) = data.as_chunks::<STEP>();
     let mut total = 0u64;
     for block in steps.chunks(STEPS_PER_REDUCTION) {

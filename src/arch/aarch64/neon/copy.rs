@@ -21,7 +21,7 @@ crate::arch::copy_methods!(Neon, |dst, src| {
 ///
 /// The CPU must support NEON.
 #[target_feature(enable = "neon")]
-unsafe fn copy_sum(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u16 {
+pub(crate) unsafe fn copy_sum(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u16 {
     let len = src.len().min(dst.len());
     let (src, dst) = (&src[..len], &mut dst[..len]);
     let (steps, src_rest) = src.as_chunks::<STEP>();

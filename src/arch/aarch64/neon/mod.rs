@@ -1,7 +1,9 @@
 //! The NEON tier: 128-bit Advanced SIMD vectors.
 
 mod checksum;
+pub(crate) use checksum::sum;
 mod copy;
+pub(crate) use copy::copy_sum;
 
 crate::arch::tier_type! {
     /// The NEON tier. Holding a value proves that the CPU has NEON.

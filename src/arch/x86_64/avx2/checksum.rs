@@ -27,7 +27,7 @@ impl Avx2 {
 ///
 /// The CPU must support AVX2.
 #[target_feature(enable = "avx2")]
-unsafe fn sum(data: &[u8]) -> u16 {
+pub(crate) unsafe fn sum(data: &[u8]) -> u16 {
     // SAFETY: AVX2 is enabled here, which the caller guarantees.
     scalar::finish_native(unsafe { sum_native::<Avx2Vector>(data) })
 }

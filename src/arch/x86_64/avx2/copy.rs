@@ -17,7 +17,7 @@ crate::arch::copy_methods!(Avx2, |dst, src| {
 ///
 /// The CPU must support AVX2.
 #[target_feature(enable = "avx2")]
-unsafe fn copy_sum(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u16 {
+pub(crate) unsafe fn copy_sum(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u16 {
     // SAFETY: AVX2 is enabled here, which the caller guarantees.
     scalar::finish_native(unsafe { copy_sum_native::<Avx2Vector>(dst, src) })
 }

@@ -1,7 +1,9 @@
 //! The AVX2 tier: 256-bit vectors.
 
 mod checksum;
+pub(crate) use checksum::sum;
 mod copy;
+pub(crate) use copy::copy_sum;
 
 crate::arch::tier_type! {
     /// The AVX2 tier. Holding a value proves that the CPU has AVX2.

@@ -107,7 +107,7 @@ fn reduce_short(acc: __m512i, lines: usize) -> u64 {
 ///
 /// The CPU must support AVX-512F and AVX-512BW.
 #[target_feature(enable = "avx512f,avx512bw")]
-unsafe fn sum(data: &[u8]) -> u16 {
+pub(crate) unsafe fn sum(data: &[u8]) -> u16 {
     let Some(last_byte) = data.len().checked_sub(1) else {
         return 0;
     };

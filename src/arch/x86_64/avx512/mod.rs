@@ -4,7 +4,9 @@
 //! masks, 16-bit lanes on 512 bits).
 
 mod checksum;
+pub(crate) use checksum::sum;
 mod copy;
+pub(crate) use copy::copy_sum;
 
 crate::arch::tier_type! {
     /// The AVX-512 tier. Holding a value proves that the CPU has AVX-512F

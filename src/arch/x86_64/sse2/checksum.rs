@@ -27,7 +27,7 @@ impl Sse2 {
 ///
 /// The CPU must support SSE2.
 #[target_feature(enable = "sse2")]
-unsafe fn sum(data: &[u8]) -> u16 {
+pub(crate) unsafe fn sum(data: &[u8]) -> u16 {
     // SAFETY: SSE2 is enabled here, which the caller guarantees.
     scalar::finish_native(unsafe { sum_native::<Sse2Vector>(data) })
 }

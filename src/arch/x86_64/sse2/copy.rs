@@ -17,7 +17,7 @@ crate::arch::copy_methods!(Sse2, |dst, src| {
 ///
 /// The CPU must support SSE2.
 #[target_feature(enable = "sse2")]
-unsafe fn copy_sum(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u16 {
+pub(crate) unsafe fn copy_sum(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u16 {
     // SAFETY: SSE2 is enabled here, which the caller guarantees.
     scalar::finish_native(unsafe { copy_sum_native::<Sse2Vector>(dst, src) })
 }

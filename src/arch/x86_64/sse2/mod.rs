@@ -1,7 +1,9 @@
 //! The SSE2 tier: 128-bit vectors, part of every x86_64 CPU.
 
 mod checksum;
+pub(crate) use checksum::sum;
 mod copy;
+pub(crate) use copy::copy_sum;
 
 crate::arch::tier_type! {
     /// The SSE2 tier. Holding a value proves that the CPU has SSE2.
