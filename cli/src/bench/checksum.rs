@@ -10,6 +10,12 @@ pub const PRIMITIVE: Primitive = Primitive {
     name: "checksum",
     active_tier: fastpath::active_tier,
     implementations,
+    default_sizes: super::DPDK_SIZES,
+    // The baselines with a 32-bit accumulator (DPDK's loop, smoltcp) are
+    // exact up to 65 537 words of 0xffff.
+    max_size: 128 * 1024,
+    unaligned_dst_offset: 1,
+    compare_with: &[],
 };
 
 /// Every tier this CPU has, built from its kernel directly; the public entry

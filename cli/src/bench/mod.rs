@@ -24,6 +24,7 @@
 
 mod baselines;
 mod checksum;
+mod copy;
 mod report;
 mod timer;
 
@@ -41,15 +42,14 @@ use timer::Timer;
 
 /// Every primitive the bench knows, in the order `fastpath bench` runs them.
 /// `fastpath info` lists their active tiers from here too.
-pub const PRIMITIVES: &[Primitive] = &[checksum::PRIMITIVE];
+pub const PRIMITIVES: &[Primitive] = &[checksum::PRIMITIVE, copy::PRIMITIVE];
 
 /// DPDK's `cksum_perf_autotest` sizes: headers, an Ethernet MTU, a jumbo
 /// frame and a 64 KiB TSO/GRO super-packet, each even and odd.
-const DEFAULT_SIZES: [usize; 10] = [20, 21, 100, 101, 1500, 1501, 9000, 9001, 65536, 65537];
+pub const DPDK_SIZES: &[usize] = &[20, 21, 100, 101, 1500, 1501, 9000, 9001, 65536, 65537];
 
-/// The largest block `--sizes` accepts: the baselines with a 32-bit
-/// accumulator (DPDK's loop, smoltcp) are exact up to 65,537 words of 0xffff.
-const MAX_SIZE: usize = 128 * 1024;
+/// The largest block `--sizes` accepts (each primitive may accept less).
+const MAX_SIZE: usize = 1 << 30;
 
 /// How long one sample should last: long enough that reading the clock costs
 /// nothing, short enough to fit between the interruptions of a busy machine
@@ -91,8 +91,8 @@ pub struct Args {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_REPS)))]
     reps: Option<u32>,
 
-    /// Comma-separated block sizes in bytes
-    /// [default: 20,21,100,101,1500,1501,9000,9001,65536,65537].
+    /// Comma-separated block sizes in bytes [default: each primitive's;
+    /// checksum: 20,21,100,101,1500,1501,9000,9001,65536,65537].
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_size)]
     sizes: Vec<usize>,
 }
@@ -110,10 +110,7 @@ fn parse_size(text: &str) -> Result<usize, String> {
         return Err("block sizes must be at least 1 byte".to_owned());
     }
     if size > MAX_SIZE {
-        return Err(format!(
-            "block sizes must be at most {MAX_SIZE} bytes, where the baselines \
-             with a 32-bit accumulator stop being exact"
-        ));
+        return Err(format!("block sizes must be at most {MAX_SIZE} bytes"));
     }
     Ok(size)
 }
@@ -127,6 +124,16 @@ pub struct Primitive {
     /// Every implementation to measure: the tiers available on this CPU, the
     /// library's entry point, then the baselines.
     pub implementations: fn() -> Vec<Implementation>,
+    /// The block sizes measured without `--sizes`.
+    pub default_sizes: &'static [usize],
+    /// The largest block size the implementations handle exactly.
+    pub max_size: usize,
+    /// Where an Unaligned destination block starts past a 64-byte boundary
+    /// (the source's is 1).
+    pub unaligned_dst_offset: usize,
+    /// The baselines the summary compares with, by name, each in a table of
+    /// its own; empty: the fastest baseline of each row.
+    pub compare_with: &'static [&'static str],
 }
 
 /// What an implementation is, for the summary and the JSON output.
@@ -187,7 +194,7 @@ pub enum Alignment {
 impl Alignment {
     const BOTH: [Alignment; 2] = [Alignment::Aligned, Alignment::Unaligned];
 
-    /// Bytes past a 64-byte boundary.
+    /// Bytes past a 64-byte boundary, for the source.
     fn offset(self) -> usize {
         match self {
             Alignment::Aligned => 0,
@@ -229,6 +236,8 @@ pub struct Estimate {
 /// Everything measured for one primitive.
 pub struct PrimitiveResults {
     pub primitive: &'static str,
+    /// The baselines the summary compares with ([`Primitive::compare_with`]).
+    pub compare_with: &'static [&'static str],
     /// The implementations' names and kinds, in the order measured.
     pub implementations: Vec<(String, Kind)>,
     pub cases: Vec<Case>,
@@ -252,15 +261,28 @@ pub fn run(args: &Args) -> Result<()> {
         .iter()
         .filter(|p| args.primitive.as_deref().is_none_or(|name| name == p.name))
         .collect();
-    let sizes = if args.sizes.is_empty() {
-        DEFAULT_SIZES.to_vec()
-    } else {
-        args.sizes.clone()
+    let cases_of = |primitive: &Primitive| -> Result<Vec<Case>> {
+        let sizes = if args.sizes.is_empty() {
+            primitive.default_sizes
+        } else {
+            &args.sizes[..]
+        };
+        if let Some(size) = sizes.iter().find(|&&size| size > primitive.max_size) {
+            bail!(
+                "{}: block sizes must be at most {} bytes (got {size}), where its baselines \
+                 stop being exact",
+                primitive.name,
+                primitive.max_size
+            );
+        }
+        Ok(sizes
+            .iter()
+            .flat_map(|&size| Alignment::BOTH.map(|alignment| Case { alignment, size }))
+            .collect())
     };
-    let cases: Vec<Case> = sizes
-        .iter()
-        .flat_map(|&size| Alignment::BOTH.map(|alignment| Case { alignment, size }))
-        .collect();
+    for primitive in &primitives {
+        cases_of(primitive)?;
+    }
     if let Some(path) = &args.plot {
         // Fail now rather than after a minute of measuring.
         File::create(path)
@@ -325,7 +347,7 @@ pub fn run(args: &Args) -> Result<()> {
     warm_up();
     let mut all_results = Vec::new();
     for primitive in primitives {
-        let results = measure_primitive(primitive, &cases, &timer, &settings)?;
+        let results = measure_primitive(primitive, &cases_of(primitive)?, &timer, &settings)?;
         if args.json {
             report::json_lines(&mut out, &results, &timer)?;
         } else {
@@ -386,9 +408,15 @@ fn measure_primitive(
     let mut blocks: Vec<Block<'_>> = cases
         .iter()
         .zip(&mut buffers)
-        .map(|(case, (src, dst))| Block {
-            src: src.block(case.alignment, case.size),
-            dst: dst.block_mut(case.alignment, case.size),
+        .map(|(case, (src, dst))| {
+            let dst_offset = match case.alignment {
+                Alignment::Aligned => 0,
+                Alignment::Unaligned => primitive.unaligned_dst_offset,
+            };
+            Block {
+                src: src.block(case.alignment.offset(), case.size),
+                dst: dst.block_mut(DST_PAGE_OFFSET + dst_offset, case.size),
+            }
         })
         .collect();
 
@@ -462,6 +490,7 @@ fn measure_primitive(
 
     Ok(PrimitiveResults {
         primitive: primitive.name,
+        compare_with: primitive.compare_with,
         implementations: implementations
             .iter()
             .map(|i| (i.name.clone(), i.kind))
@@ -519,14 +548,24 @@ struct AlignedBuffer {
     bytes: Vec<u8>,
 }
 
-/// The boundary that [`Alignment`] is relative to: a cache line, and the
-/// width of an AVX-512 register.
-const BOUNDARY: usize = 64;
+/// Blocks start at this boundary, plus their offset: a page, so that the
+/// source and the destination sit at chosen places within their pages.
+const BOUNDARY: usize = 4096;
+
+/// Where a destination block starts within its page, less its alignment
+/// offset: half a page away from the source, so that the destination's
+/// addresses never match the source's in their low 12 bits, which makes a
+/// CPU's loads wait for unrelated stores ("4K aliasing") and slows every
+/// copy, glibc's `memcpy` included, by up to 20 times.
+const DST_PAGE_OFFSET: usize = 2048;
+
+/// The most a block starts past [`BOUNDARY`].
+const MAX_OFFSET: usize = DST_PAGE_OFFSET + 64;
 
 impl AlignedBuffer {
     fn zeroed(size: usize) -> AlignedBuffer {
         AlignedBuffer {
-            bytes: vec![0; size + BOUNDARY + 1],
+            bytes: vec![0; size + BOUNDARY + MAX_OFFSET],
         }
     }
 
@@ -534,21 +573,22 @@ impl AlignedBuffer {
     /// implementation, every run.
     fn random(size: usize) -> AlignedBuffer {
         AlignedBuffer {
-            bytes: random_bytes(size + BOUNDARY + 1),
+            bytes: random_bytes(size + BOUNDARY + MAX_OFFSET),
         }
     }
 
-    fn start(&self, alignment: Alignment) -> usize {
-        self.bytes.as_ptr().align_offset(BOUNDARY) + alignment.offset()
+    fn start(&self, offset: usize) -> usize {
+        self.bytes.as_ptr().align_offset(BOUNDARY) + offset
     }
 
-    fn block(&self, alignment: Alignment, size: usize) -> &[u8] {
-        let start = self.start(alignment);
+    /// `size` bytes starting `offset` bytes past a page boundary.
+    fn block(&self, offset: usize, size: usize) -> &[u8] {
+        let start = self.start(offset);
         &self.bytes[start..start + size]
     }
 
-    fn block_mut(&mut self, alignment: Alignment, size: usize) -> &mut [u8] {
-        let start = self.start(alignment);
+    fn block_mut(&mut self, offset: usize, size: usize) -> &mut [u8] {
+        let start = self.start(offset);
         &mut self.bytes[start..start + size]
     }
 }
@@ -591,10 +631,13 @@ mod tests {
     #[test]
     fn blocks_start_where_they_should() {
         let buffer = AlignedBuffer::random(100);
-        let aligned = buffer.block(Alignment::Aligned, 100);
-        let unaligned = buffer.block(Alignment::Unaligned, 100);
+        let aligned = buffer.block(Alignment::Aligned.offset(), 100);
+        let unaligned = buffer.block(Alignment::Unaligned.offset(), 100);
         assert_eq!(aligned.as_ptr() as usize % BOUNDARY, 0);
         assert_eq!(unaligned.as_ptr() as usize % BOUNDARY, 1);
+        let mut dst = AlignedBuffer::zeroed(100);
+        let dst = dst.block_mut(DST_PAGE_OFFSET + 3, 100);
+        assert_eq!(dst.as_ptr() as usize % BOUNDARY, 2048 + 3);
         assert_eq!(aligned.len(), 100);
         assert_eq!(unaligned.len(), 100);
         // The same contents every time.

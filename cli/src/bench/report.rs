@@ -3,7 +3,7 @@
 
 use std::io::{self, Write};
 
-use super::{Alignment, Kind, PrimitiveResults, Timer};
+use super::{Alignment, Estimate, Kind, PrimitiveResults, Timer};
 
 /// One table per implementation, in the format of DPDK's
 /// `cksum_perf_autotest`.
@@ -57,16 +57,63 @@ pub fn summary(out: &mut impl Write, results: &PrimitiveResults, timer: &Timer) 
     if baselines.is_empty() || ours.is_empty() {
         return Ok(());
     }
+    if results.compare_with.is_empty() {
+        return summary_against(
+            out,
+            results,
+            timer,
+            &ours,
+            "fastest baseline",
+            |estimates| {
+                baselines
+                    .iter()
+                    .copied()
+                    .min_by(|&a, &b| {
+                        estimates[a]
+                            .ticks_per_block
+                            .total_cmp(&estimates[b].ticks_per_block)
+                    })
+                    .expect("at least one baseline")
+            },
+        );
+    }
+    for (k, name) in results.compare_with.iter().enumerate() {
+        let Some(index) = results.implementations.iter().position(|(n, _)| n == name) else {
+            continue;
+        };
+        if k > 0 {
+            writeln!(out)?;
+        }
+        summary_against(out, results, timer, &ours, name, |_| index)?;
+    }
+    Ok(())
+}
+
+/// The summary table of `ours` against the baseline that `pick` chooses for
+/// each row (from the row's estimates).
+fn summary_against(
+    out: &mut impl Write,
+    results: &PrimitiveResults,
+    timer: &Timer,
+    ours: &[usize],
+    label: &str,
+    pick: impl Fn(&[Estimate]) -> usize,
+) -> io::Result<()> {
     writeln!(
         out,
-        "{} summary, unaligned blocks: × fastest baseline\n  \
-         = the fastest baseline's {}/block ÷ the implementation's (above 1: fastpath is faster)",
+        "{} summary, unaligned blocks: × {label}\n  \
+         = the {label}'s {}/block ÷ the implementation's (above 1: fastpath is faster)",
         results.primitive,
         timer.unit()
     )?;
     let mut headers = vec![
         "Block size".to_owned(),
-        "Fastest baseline".to_owned(),
+        if results.compare_with.is_empty() {
+            "Fastest baseline"
+        } else {
+            "Baseline"
+        }
+        .to_owned(),
         format!("{}/block", timer.unit()),
     ];
     headers.extend(ours.iter().map(|&i| results.implementations[i].0.clone()));
@@ -76,19 +123,11 @@ pub fn summary(out: &mut impl Write, results: &PrimitiveResults, timer: &Timer) 
         .zip(&results.estimates)
         .filter(|(case, _)| case.alignment == Alignment::Unaligned)
         .map(|(case, estimates)| {
-            let fastest = baselines
-                .iter()
-                .copied()
-                .min_by(|&a, &b| {
-                    estimates[a]
-                        .ticks_per_block
-                        .total_cmp(&estimates[b].ticks_per_block)
-                })
-                .expect("at least one baseline");
-            let best = estimates[fastest].ticks_per_block;
+            let baseline = pick(estimates);
+            let best = estimates[baseline].ticks_per_block;
             let mut row = vec![
                 case.size.to_string(),
-                results.implementations[fastest].0.clone(),
+                results.implementations[baseline].0.clone(),
                 format!("{best:.1}"),
             ];
             row.extend(
