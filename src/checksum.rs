@@ -50,7 +50,19 @@ fn sum(data: &[u8]) -> u16 {
 /// ```
 #[inline]
 pub fn checksum(data: &[u8]) -> u16 {
-    !sum(data)
+    if data.len() <= INLINE_MAX {
+        !scalar::sum(data)
+    } else {
+        checksum_dispatched(data)
+    }
+}
+
+/// [`checksum`] of a long input, out of line: the short-input path of a
+/// caller that is not inlined then needs no stack frame, and reaches this
+/// by a tail jump.
+#[inline(never)]
+fn checksum_dispatched(data: &[u8]) -> u16 {
+    !sum_dispatched(data)
 }
 
 /// The Internet checksum of the concatenation of `bufs` (scatter-gather),

@@ -16,6 +16,10 @@
 //! assert_eq!(sum.finish(), 0x220d);
 //! ```
 //!
+//! [`packet`] builds the protocol checksums on it: IPv4 headers; TCP, UDP,
+//! ICMPv4 and ICMPv6 over IPv4 and IPv6 with their pseudo-headers;
+//! incremental updates (RFC 1624); the partial checksums of checksum offload.
+//!
 //! ## Kernels and tiers
 //!
 //! Every primitive has a portable kernel, written so that compilers vectorize

@@ -102,7 +102,8 @@ pub(crate) fn sum_native(data: &[u8]) -> u64 {
         let mut acc = drop_low_address_bytes::<8>(last, body + 8 - len);
         // `body` is a multiple of 8 below 128, so taking the longest
         // block that fits at each step takes exactly its binary digits.
-        let words = &data[..body];
+        // (`body < len`; `min` spares a bounds check the compiler cannot.)
+        let words = &data[..body.min(len)];
         let words = match words.split_first_chunk::<64>() {
             Some((block, rest)) => {
                 acc = add_words(acc, block);

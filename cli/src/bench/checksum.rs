@@ -4,7 +4,7 @@ use std::hint::black_box;
 
 use fastpath::Tier;
 
-use super::{Block, Implementation, Kernel, Kind, Primitive, baselines};
+use super::{Block, Implementation, Kernel, Kind, Primitive, baselines, opaque};
 
 pub const PRIMITIVE: Primitive = Primitive {
     name: "checksum",
@@ -98,6 +98,6 @@ impl Kernel for Function {
 #[inline(always)]
 fn repeat(data: &[u8], iters: u64, checksum: impl Fn(&[u8]) -> u16) {
     for _ in 0..iters {
-        black_box(checksum(black_box(data)));
+        opaque::consume(checksum(opaque::slice(data)));
     }
 }

@@ -6,7 +6,7 @@ use std::mem::MaybeUninit;
 
 use fastpath::Tier;
 
-use super::{Block, DPDK_SIZES, Implementation, Kernel, Kind, Primitive};
+use super::{Block, DPDK_SIZES, Implementation, Kernel, Kind, Primitive, opaque};
 
 pub const PRIMITIVE: Primitive = Primitive {
     name: "copy",
@@ -163,19 +163,20 @@ impl Kernel for Function {
             Function::Fused(f) => {
                 let f = black_box(f);
                 for _ in 0..iters {
-                    black_box(f(black_box(&mut *block.dst), black_box(block.src)));
+                    opaque::consume(f(opaque::slice_mut(block.dst), opaque::slice(block.src)));
                 }
             }
             Function::Tier(k) => {
                 let k = black_box(k);
                 for _ in 0..iters {
-                    black_box(k(black_box(uninit(block.dst)), black_box(block.src)));
+                    let dst = uninit(opaque::slice_mut(block.dst));
+                    opaque::consume(k(dst, opaque::slice(block.src)));
                 }
             }
             Function::CopyOnly(f) => {
                 let f = black_box(f);
                 for _ in 0..iters {
-                    f(black_box(&mut *block.dst), black_box(block.src));
+                    f(opaque::slice_mut(block.dst), opaque::slice(block.src));
                 }
             }
         }

@@ -25,6 +25,7 @@
 mod baselines;
 mod checksum;
 mod copy;
+mod opaque;
 mod report;
 mod timer;
 

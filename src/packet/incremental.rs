@@ -1,0 +1,389 @@
+//! Incremental checksum updates (RFC 1624): the new checksum after a field
+//! changes, from the old checksum and the old and new values of the field,
+//! without reading the rest of the data. And the rewrite a NAT does, of an
+//! address and a port, which touches both the IP and the TCP/UDP checksum.
+//!
+//! RFC 1624 §3 gives the update as
+//!
+//! ```text
+//! HC' = ~(~HC + ~m + m')    --    [Eqn. 3]
+//! ```
+//!
+//! where `HC` is the old checksum, `m` the old value of a 16-bit field and
+//! `m'` the new one, in ones' complement arithmetic. A wider field is a run
+//! of 16-bit fields, updated in turn. The field must sit at an even offset
+//! from the start of the checksummed data, as every address and port does.
+//!
+//! # The corner case of RFC 1624 §4
+//!
+//! Ones' complement arithmetic has two zeros, 0x0000 and 0xffff. The sum of
+//! data that is not all zero is never 0x0000, so its checksum is never
+//! 0xffff; a recomputation gives 0x0000 where an update could give 0xffff.
+//! Equation 3, done with an end-around carry that turns no non-zero sum
+//! into 0x0000, gives what recomputation gives: the functions here do that,
+//! and read a sum of 0x0000, which only all-zero terms give, as 0xffff.
+//! They assume the data covered is not all zero, which holds for an IPv4
+//! header and for anything with a pseudo-header.
+//!
+//! ```
+//! use fastpath::packet::incremental;
+//!
+//! // RFC 1624 §4: a field changes from 0x5555 to 0x3285, the other header
+//! // octets summing to 0xcd7a. The checksum was ~(0xcd7a + 0x5555) = 0xdd2f.
+//! assert_eq!(incremental::update16(0xdd2f, 0x5555, 0x3285), 0x0000);
+//! ```
+
+use super::{Error, Protocol, Upper, be16, bytes, ipv4, ipv6, l4, put16};
+use crate::Checksum;
+
+/// The checksum after a 16-bit field at an even offset changes from `old`
+/// to `new`, by RFC 1624 equation 3.
+///
+/// ```
+/// use fastpath::packet::incremental;
+///
+/// // An IPv4 header's TTL and protocol share a word: the TTL drops by one.
+/// let mut header = [
+///     0x45, 0x00, 0x00, 0x73, 0x00, 0x00, 0x40, 0x00, 0x40, 0x11, 0xb8, 0x61,
+///     0xc0, 0xa8, 0x00, 0x01, 0xc0, 0xa8, 0x00, 0xc7,
+/// ];
+/// let updated = incremental::update16(0xb861, 0x4011, 0x3f11);
+/// header[8] = 0x3f;
+/// header[10..12].fill(0);
+/// assert_eq!(updated, fastpath::checksum(&header));
+/// ```
+#[inline]
+pub fn update16(checksum: u16, old: u16, new: u16) -> u16 {
+    update_words(checksum, [old], [new])
+}
+
+/// The checksum after a 32-bit field at an even offset (an IPv4 address)
+/// changes from `old` to `new`, as big-endian bytes.
+///
+/// ```
+/// use fastpath::packet::incremental;
+///
+/// let mut header = [
+///     0x45, 0x00, 0x00, 0x73, 0x00, 0x00, 0x40, 0x00, 0x40, 0x11, 0xb8, 0x61,
+///     0xc0, 0xa8, 0x00, 0x01, 0xc0, 0xa8, 0x00, 0xc7,
+/// ];
+/// let updated = incremental::update32(0xb861, [192, 168, 0, 1], [203, 0, 113, 7]);
+/// header[12..16].copy_from_slice(&[203, 0, 113, 7]);
+/// header[10..12].fill(0);
+/// assert_eq!(updated, fastpath::checksum(&header));
+/// ```
+#[inline]
+pub fn update32(checksum: u16, old: [u8; 4], new: [u8; 4]) -> u16 {
+    update_words(checksum, words(&old), words(&new))
+}
+
+/// The checksum after a 128-bit field at an even offset (an IPv6 address)
+/// changes from `old` to `new`, as big-endian bytes.
+///
+/// ```
+/// use fastpath::packet::incremental;
+///
+/// let (old, new) = ([0x20; 16], [0xfd; 16]);
+/// let mut data = [0x11u8; 40];
+/// data[8..24].copy_from_slice(&old);
+/// let before = fastpath::checksum(&data);
+/// data[8..24].copy_from_slice(&new);
+/// assert_eq!(incremental::update128(before, &old, &new), fastpath::checksum(&data));
+/// ```
+#[inline]
+pub fn update128(checksum: u16, old: &[u8; 16], new: &[u8; 16]) -> u16 {
+    update_words(checksum, words(old), words(new))
+}
+
+/// The big-endian 16-bit words of `bytes`.
+fn words<const N: usize>(bytes: &[u8; N]) -> impl Iterator<Item = u16> + '_ {
+    bytes
+        .as_chunks::<2>()
+        .0
+        .iter()
+        .map(|pair| u16::from_be_bytes(*pair))
+}
+
+/// RFC 1624 equation 3 over each pair of old and new words.
+fn update_words(
+    checksum: u16,
+    old: impl IntoIterator<Item = u16>,
+    new: impl IntoIterator<Item = u16>,
+) -> u16 {
+    // RFC 1624 §3: "HC' = ~(~HC + ~m + m')    --    [Eqn. 3]". Each word
+    // changed adds its own ~m + m'; the complements between two updates
+    // cancel, so updating word by word is the same sum.
+    let mut sum = Checksum::from_parts(!checksum, false);
+    for (old, new) in old.into_iter().zip(new) {
+        sum.add_u16(!old);
+        sum.add_u16(new);
+    }
+    // The end-around carry never turns a non-zero sum into 0x0000 (the
+    // example of RFC 1624 §4 sums to 0xffff and gives 0x0000, as
+    // recomputation does). A sum of 0x0000 comes only from all-zero terms —
+    // an old checksum of 0xffff, the other zero — and stands for 0xffff,
+    // the only zero that non-zero data sums to.
+    match sum.sum() {
+        0 => 0,
+        sum => !sum,
+    }
+}
+
+/// Which end of a connection a NAT rewrites.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Endpoint {
+    /// The source address and source port (source NAT, masquerading).
+    Source,
+    /// The destination address and destination port (destination NAT, port
+    /// forwarding).
+    Destination,
+}
+
+/// Rewrites the source or destination address of the IPv4 packet `packet`,
+/// and the port if `port` is given, updating the header checksum and the
+/// TCP or UDP checksum incrementally (RFC 1624), as a NAT does.
+///
+/// Only the header of the upper layer needs to be there: the data may be cut
+/// short, and a first fragment is updated like a whole packet, since the
+/// update does not read the data. A UDP checksum of 0 ("none") stays 0, and
+/// a UDP result of 0 is written as 0xffff. The ICMPv4 checksum does not
+/// cover the address, so it is left as is. Checksums that were wrong stay
+/// wrong by the same amount.
+///
+/// An error, before anything is written, if the IPv4 header is malformed
+/// (see [`ipv4::upper`]); if a TCP or UDP header is not all there
+/// ([`Error::Truncated`], [`Error::Length`]); or if `port` is given for a
+/// packet without ports: a later fragment ([`Error::LaterFragment`]), a
+/// protocol other than TCP and UDP ([`Error::Protocol`]). Other upper layers
+/// are left as they are (SCTP's CRC32c does not cover the addresses; DCCP's
+/// checksum, which does, is not updated).
+///
+/// ```
+/// use fastpath::packet::{self, incremental::{self, Endpoint}, Status};
+///
+/// let mut packet = [
+///     0x45, 0x00, 0x00, 0x20, 0x00, 0x00, 0x40, 0x00, 0x40, 0x11, 0xb8, 0xb4,
+///     0xc0, 0xa8, 0x00, 0x01, 0xc0, 0xa8, 0x00, 0xc7,
+///     0x30, 0x39, 0x00, 0x35, 0x00, 0x0c, 0x6e, 0x7e, b'p', b'i', b'n', b'g',
+/// ];
+/// assert!(packet::analyze(&packet)?.reports().all(|r| r.status == Status::Good));
+/// // Masquerade 192.168.0.1:12345 as 203.0.113.7:40000.
+/// incremental::rewrite_ipv4(&mut packet, Endpoint::Source, [203, 0, 113, 7], Some(40000))?;
+/// assert_eq!(packet[12..16], [203, 0, 113, 7]);
+/// assert_eq!(packet[20..22], 40000u16.to_be_bytes());
+/// assert!(packet::analyze(&packet)?.reports().all(|r| r.status == Status::Good));
+/// # Ok::<(), packet::Error>(())
+/// ```
+pub fn rewrite_ipv4(
+    packet: &mut [u8],
+    endpoint: Endpoint,
+    address: [u8; 4],
+    port: Option<u16>,
+) -> Result<(), Error> {
+    let upper = ipv4::upper(packet)?;
+    let at = match endpoint {
+        Endpoint::Source => 12,
+        Endpoint::Destination => 16,
+    };
+    let old: [u8; 4] = bytes(packet, at).ok_or(Error::Truncated)?;
+    let header_checksum = be16(packet, 10).ok_or(Error::Truncated)?;
+    let l4 = plan(packet, &upper, endpoint, port, |c| {
+        update32(c, old, address)
+    })?;
+    // Everything is checked: write.
+    put16(packet, 10, update32(header_checksum, old, address)).ok_or(Error::Truncated)?;
+    put(packet, at, &address)?;
+    l4.write(packet)
+}
+
+/// Rewrites the source or destination address of the IPv6 packet `packet`,
+/// and the port if `port` is given, updating the TCP, UDP or ICMPv6
+/// checksum incrementally (RFC 1624), as a NAT66 does.
+///
+/// As [`rewrite_ipv4`], with two differences: ICMPv6 covers the addresses
+/// (through its pseudo-header), so its checksum is updated too; and a
+/// Destination Address that is not the final destination (a routing header
+/// with segments left) is not in the pseudo-header, so changing it leaves
+/// the upper-layer checksum alone.
+///
+/// ```
+/// use fastpath::packet::{self, incremental::{self, Endpoint}, l4};
+///
+/// // UDP over IPv6 from [::1]:1024 to [::2]:53.
+/// let mut packet = [0u8; 52];
+/// packet[0] = 0x60;
+/// packet[5] = 12; // payload length
+/// packet[6] = 17; // UDP
+/// packet[23] = 1;
+/// packet[39] = 2;
+/// packet[40..52].copy_from_slice(&[0x04, 0x00, 0x00, 0x35, 0x00, 0x0c, 0, 0, b'p', b'i', b'n', b'g']);
+/// l4::write_checksum(&mut packet)?;
+/// let mut new = [0u8; 16];
+/// new[..2].copy_from_slice(&[0xfd, 0x00]);
+/// new[15] = 9;
+/// incremental::rewrite_ipv6(&mut packet, Endpoint::Destination, new, Some(5353))?;
+/// assert_eq!(packet[24..40], new);
+/// assert_eq!(l4::verify(&packet), Ok(true));
+/// # Ok::<(), packet::Error>(())
+/// ```
+pub fn rewrite_ipv6(
+    packet: &mut [u8],
+    endpoint: Endpoint,
+    address: [u8; 16],
+    port: Option<u16>,
+) -> Result<(), Error> {
+    let upper = ipv6::upper(packet)?;
+    let at = match endpoint {
+        Endpoint::Source => 8,
+        Endpoint::Destination => 24,
+    };
+    let old: [u8; 16] = bytes(packet, at).ok_or(Error::Truncated)?;
+    // The Destination Address field is in the pseudo-header only if it is
+    // the final destination.
+    let in_pseudo_header = endpoint == Endpoint::Source || upper.destination_is_final;
+    let l4 = plan(packet, &upper, endpoint, port, |c| {
+        if in_pseudo_header {
+            update128(c, &old, &address)
+        } else {
+            c
+        }
+    })?;
+    put(packet, at, &address)?;
+    l4.write(packet)
+}
+
+/// The writes to the upper-layer header that a rewrite makes.
+struct L4Writes {
+    /// The new checksum and where it goes.
+    checksum: Option<(usize, u16)>,
+    /// The new port and where it goes.
+    port: Option<(usize, u16)>,
+}
+
+impl L4Writes {
+    fn write(&self, packet: &mut [u8]) -> Result<(), Error> {
+        for (at, value) in self.checksum.into_iter().chain(self.port) {
+            put16(packet, at, value).ok_or(Error::Truncated)?;
+        }
+        Ok(())
+    }
+}
+
+/// What rewriting the address (whose effect on a checksum `address_update`
+/// computes) and the port does to the upper layer `upper` of `packet`.
+fn plan(
+    packet: &[u8],
+    upper: &Upper,
+    endpoint: Endpoint,
+    port: Option<u16>,
+    address_update: impl Fn(u16) -> u16,
+) -> Result<L4Writes, Error> {
+    let none = L4Writes {
+        checksum: None,
+        port: None,
+    };
+    let located = match l4::locate(packet, upper) {
+        Ok(located) => located,
+        // No upper-layer header here, or one without ports or a checksum
+        // that covers the addresses: only the IP header changes.
+        Err(Error::LaterFragment | Error::Protocol(_)) if port.is_none() => return Ok(none),
+        Err(e) => return Err(e),
+    };
+    let has_ports = matches!(located.protocol, Protocol::Tcp | Protocol::Udp);
+    if port.is_some() && !has_ports {
+        return Err(Error::Protocol(upper.protocol));
+    }
+    // Source port first, destination port second, in TCP and UDP alike.
+    let port_at = located.start
+        + match endpoint {
+            Endpoint::Source => 0,
+            Endpoint::Destination => 2,
+        };
+    let port = match port {
+        Some(new) => Some((port_at, be16(packet, port_at).ok_or(Error::Truncated)?, new)),
+        None => None,
+    };
+    let stored = be16(packet, located.field).ok_or(Error::Truncated)?;
+    let udp = located.protocol == Protocol::Udp;
+    let checksum = if located.protocol == Protocol::Icmp || (udp && stored == 0) {
+        // ICMPv4 covers neither addresses nor ports; a UDP zero is no
+        // checksum (and over IPv6 no valid one): leave both as they are.
+        None
+    } else {
+        let mut updated = address_update(stored);
+        if let Some((_, old, new)) = port {
+            updated = update16(updated, old, new);
+        }
+        // RFC 768: a zero result is sent as all ones.
+        if udp && updated == 0 {
+            updated = 0xffff;
+        }
+        Some((located.field, updated))
+    };
+    Ok(L4Writes {
+        checksum,
+        port: port.map(|(at, _, new)| (at, new)),
+    })
+}
+
+/// Copies `value` into `packet` at `at`.
+fn put(packet: &mut [u8], at: usize, value: &[u8]) -> Result<(), Error> {
+    packet
+        .get_mut(at..at + value.len())
+        .ok_or(Error::Truncated)?
+        .copy_from_slice(value);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rfc1624_section4_example() {
+        // "the one's complement sum of all other header octets is 0xCD7A"
+        let others = 0xcd7a_u16;
+        let (m, m_new) = (0x5555, 0x3285);
+        let mut sum = Checksum::from_parts(others, false);
+        sum.add_u16(m);
+        // "HC = ~(0xCD7A + 0x5555) = ~0x22D0 = 0xDD2F"
+        assert_eq!(sum.finish(), 0xdd2f);
+        let mut recomputed = Checksum::from_parts(others, false);
+        recomputed.add_u16(m_new);
+        // "HC' = ~(0xCD7A + 0x3285) = ~0xFFFF = 0x0000"
+        assert_eq!(recomputed.finish(), 0x0000);
+        // Eqn. 3: "HC' = ~(0x22D0 + 0xAAAA + 0x3285) = ~0xFFFF = 0x0000"
+        assert_eq!(update16(0xdd2f, m, m_new), 0x0000);
+        // Eqn. 2 of RFC 1141, "HC' = HC - ~m - m'", gives 0xFFFF here,
+        // which no IP header can carry; the update must not.
+        assert_ne!(update16(0xdd2f, m, m_new), 0xffff);
+    }
+
+    #[test]
+    fn both_zeros_of_the_old_checksum() {
+        // Data summing to 0xffff has checksum 0x0000; 0xffff, the other
+        // zero, is as valid an old checksum and must update the same way.
+        for (old, new) in [
+            (0x1234, 0x1234),
+            (0x0001, 0x0002),
+            (0xffff, 0x0000),
+            (0, 0xffff),
+        ] {
+            assert_eq!(
+                update16(0x0000, old, new),
+                update16(0xffff, old, new),
+                "{old:#x} -> {new:#x}"
+            );
+        }
+        // The all-zero terms: a checksum of 0xffff, 0xffff becoming 0.
+        assert_eq!(update16(0xffff, 0xffff, 0x0000), 0x0000);
+    }
+
+    #[test]
+    fn unchanged_fields_keep_the_checksum() {
+        for checksum in [0x0000, 0x0001, 0x8000, 0xfffe, 0xb861] {
+            assert_eq!(update16(checksum, 0x4011, 0x4011), checksum);
+            assert_eq!(update32(checksum, [1, 2, 3, 4], [1, 2, 3, 4]), checksum);
+        }
+    }
+}
