@@ -45,7 +45,19 @@ fn copy_sum(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u16 {
 #[inline]
 pub fn copy_checksum(dst: &mut [u8], src: &[u8]) -> u16 {
     assert_same_length(dst.len(), src.len());
-    !copy_sum(as_uninit_mut(dst), src)
+    if src.len() <= scalar::SHORT_MAX {
+        !scalar::finish_native(scalar::copy_sum_native(as_uninit_mut(dst), src))
+    } else {
+        copy_checksum_dispatched(as_uninit_mut(dst), src)
+    }
+}
+
+/// [`copy_checksum`] of a long input, out of line: the short-input path of a
+/// caller that is not inlined then needs no stack frame, and reaches this
+/// by a tail jump.
+#[inline(never)]
+fn copy_checksum_dispatched(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u16 {
+    !copy_sum_dispatched(dst, src)
 }
 
 /// Like [`copy_checksum`], but returns an error if the lengths differ.
