@@ -82,11 +82,28 @@ fn linux_adc(data: &[u8]) -> u16 {
     for word in &mut words {
         sum = add_with_carry(sum, load_u64(word));
     }
+    // Linux reads the last 1-7 bytes as one zero-padded word with
+    // `load_unaligned_zeropad`, which may read past the buffer (the kernel
+    // fixes up the fault); here they are read in 4-, 2- and 1-byte pieces
+    // at their places in the word, without reading past the end (a `memcpy`
+    // into a padded array would call glibc and triple the cost of a
+    // 20-byte sum).
     let tail = words.remainder();
     if !tail.is_empty() {
-        let mut padded = [0u8; 8];
-        padded[..tail.len()].copy_from_slice(tail);
-        sum = add_with_carry(sum, u64::from_ne_bytes(padded));
+        let mut word = 0u64;
+        let mut at = 0;
+        if let Some((four, _)) = tail.split_first_chunk::<4>() {
+            word |= u64::from(u32::from_le_bytes(*four));
+            at = 4;
+        }
+        if let Some((two, _)) = tail[at..].split_first_chunk::<2>() {
+            word |= u64::from(u16::from_le_bytes(*two)) << (8 * at);
+            at += 2;
+        }
+        if let Some(&last) = tail.get(at) {
+            word |= u64::from(last) << (8 * at);
+        }
+        sum = add_with_carry(sum, u64::from_le(word));
     }
     // csum_finalize_sum: (sum + ror64(sum, 32)) >> 32 adds the halves with
     // the end-around carry.
