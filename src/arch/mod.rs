@@ -217,13 +217,40 @@ macro_rules! tier_type {
 }
 pub(crate) use tier_type;
 
-/// Defines a tier's `copy_sum` and `copy_sum_uninit` methods over `$kernel`,
-/// an expression of type `fn(&mut [MaybeUninit<u8>], &[u8]) -> u16` (a
-/// closure or function) that copies `src` into `dst`, of the same length,
-/// and returns the folded sum of `src`. `$kernel` may call the tier's
-/// `#[target_feature]` code: holding `self` proves the feature.
+/// Defines a tier's `sum` and `checksum` methods over `$kernel`, the tier's
+/// (possibly `#[target_feature]`) function that returns the folded sum.
+macro_rules! sum_methods {
+    ($tier:ty, $kernel:path) => {
+        impl $tier {
+            /// The ones'-complement sum of `data` as big-endian 16-bit words,
+            /// an odd final byte padded with zero, folded to 16 bits (not
+            /// complemented).
+            #[inline]
+            pub fn sum(self, data: &[u8]) -> u16 {
+                // SAFETY: holding `self` proves that the CPU has the tier's
+                // features, all that the tier's functions require.
+                #[allow(unused_unsafe)]
+                unsafe {
+                    $kernel(data)
+                }
+            }
+
+            /// The RFC 1071 checksum of `data`: the ones' complement of
+            /// [`sum`](Self::sum).
+            #[inline]
+            pub fn checksum(self, data: &[u8]) -> u16 {
+                !self.sum(data)
+            }
+        }
+    };
+}
+pub(crate) use sum_methods;
+
+/// Defines a tier's `copy_sum` and `copy_sum_uninit` methods over
+/// `$kernel`, the tier's (possibly `#[target_feature]`) function that copies
+/// `min(dst.len(), src.len())` bytes and returns the folded sum of `src`.
 macro_rules! copy_methods {
-    ($tier:ty, $kernel:expr) => {
+    ($tier:ty, $kernel:path) => {
         impl $tier {
             /// Copies `src` into `dst` and returns the folded sum of `src`, as
             /// [`sum`](Self::sum) does, reading `src` once.
@@ -250,8 +277,12 @@ macro_rules! copy_methods {
                 src: &[u8],
             ) -> u16 {
                 $crate::copy::assert_same_length(dst.len(), src.len());
-                let kernel: fn(&mut [core::mem::MaybeUninit<u8>], &[u8]) -> u16 = $kernel;
-                kernel(dst, src)
+                // SAFETY: holding `self` proves that the CPU has the tier's
+                // features, all that the tier's functions require.
+                #[allow(unused_unsafe)]
+                unsafe {
+                    $kernel(dst, src)
+                }
             }
         }
     };

@@ -21,26 +21,7 @@ use crate::arch::scalar;
 /// Bytes summed into the 32-bit accumulator before it is emptied.
 const BLOCK: usize = 4 * 32 * 1024;
 
-impl Portable {
-    /// The ones'-complement sum of `data` as big-endian 16-bit words, an odd
-    /// final byte padded with zero, folded to 16 bits (not complemented).
-    ///
-    /// ```
-    /// use fastpath::arch::portable::Portable;
-    /// assert_eq!(Portable::new().sum(&[0x00, 0x01, 0xf2, 0x03, 0xf4, 0xf5, 0xf6, 0xf7]), 0xddf2);
-    /// ```
-    #[inline]
-    pub fn sum(self, data: &[u8]) -> u16 {
-        sum(data)
-    }
-
-    /// The RFC 1071 checksum of `data`: the ones' complement of
-    /// [`sum`](Self::sum).
-    #[inline]
-    pub fn checksum(self, data: &[u8]) -> u16 {
-        !self.sum(data)
-    }
-}
+crate::arch::sum_methods!(Portable, sum);
 
 /// The folded big-endian sum of `data`: the portable kernel.
 pub(crate) fn sum(data: &[u8]) -> u16 {

@@ -53,29 +53,7 @@ use core::arch::aarch64::*;
 use super::Neon;
 use crate::arch::scalar;
 
-impl Neon {
-    /// The ones'-complement sum of `data` as big-endian 16-bit words, an odd
-    /// final byte padded with zero, folded to 16 bits (not complemented).
-    ///
-    /// ```
-    /// # #[cfg(target_arch = "aarch64")]
-    /// if let Some(neon) = fastpath::arch::aarch64::Neon::new() {
-    ///     assert_eq!(neon.sum(&[0x00, 0x01, 0xf2, 0x03, 0xf4, 0xf5, 0xf6, 0xf7]), 0xddf2);
-    /// }
-    /// ```
-    #[inline]
-    pub fn sum(self, data: &[u8]) -> u16 {
-        // SAFETY: holding `self` proves that the CPU has NEON.
-        unsafe { sum(data) }
-    }
-
-    /// The RFC 1071 checksum of `data`: the ones' complement of
-    /// [`sum`](Self::sum).
-    #[inline]
-    pub fn checksum(self, data: &[u8]) -> u16 {
-        !self.sum(data)
-    }
-}
+crate::arch::sum_methods!(Neon, sum);
 
 /// The bytes of one vector.
 pub(super) const VECTOR: usize = 16;

@@ -12,10 +12,7 @@ use super::Neon;
 use super::checksum::{STEP, STEPS_PER_REDUCTION, VECTOR};
 use crate::arch::scalar;
 
-crate::arch::copy_methods!(Neon, |dst, src| {
-    // SAFETY: the method running this holds a `Neon`, which proves NEON.
-    unsafe { copy_sum(dst, src) }
-});
+crate::arch::copy_methods!(Neon, copy_sum);
 
 /// # Safety
 ///

@@ -8,10 +8,7 @@ use super::Avx2;
 use crate::arch::scalar;
 use crate::arch::x86_64::vector::{Avx2Vector, copy_sum_native};
 
-crate::arch::copy_methods!(Avx2, |dst, src| {
-    // SAFETY: the method running this holds a `Avx2`, which proves AVX2.
-    unsafe { copy_sum(dst, src) }
-});
+crate::arch::copy_methods!(Avx2, copy_sum);
 
 /// # Safety
 ///

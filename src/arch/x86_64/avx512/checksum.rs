@@ -38,23 +38,7 @@ use core::arch::x86_64::*;
 use super::Avx512;
 use crate::arch::scalar;
 
-impl Avx512 {
-    /// The ones'-complement sum of `data` as big-endian 16-bit words, an odd
-    /// final byte padded with zero, folded to 16 bits (not complemented).
-    #[inline]
-    pub fn sum(self, data: &[u8]) -> u16 {
-        // SAFETY: holding `self` proves that the CPU has AVX-512F and
-        // AVX-512BW.
-        unsafe { sum(data) }
-    }
-
-    /// The RFC 1071 checksum of `data`: the ones' complement of
-    /// [`sum`](Self::sum).
-    #[inline]
-    pub fn checksum(self, data: &[u8]) -> u16 {
-        !self.sum(data)
-    }
-}
+crate::arch::sum_methods!(Avx512, sum);
 
 /// Lines each accumulator takes before the lanes are emptied: 4 * 2^12
 /// lines move a lane by at most 2^30 either way, so the sum of the four

@@ -8,10 +8,7 @@ use super::Sse2;
 use crate::arch::scalar;
 use crate::arch::x86_64::vector::{Sse2Vector, copy_sum_native};
 
-crate::arch::copy_methods!(Sse2, |dst, src| {
-    // SAFETY: the method running this holds a `Sse2`, which proves SSE2.
-    unsafe { copy_sum(dst, src) }
-});
+crate::arch::copy_methods!(Sse2, copy_sum);
 
 /// # Safety
 ///
