@@ -5,10 +5,13 @@
 //! - `fastpath bench` is the perf autotest, after DPDK's
 //!   `cksum_perf_autotest`: every tier, the dispatching entry point and the
 //!   baselines, checked and then timed in the same run.
+//! - `fastpath pcap verify|fix` checks and corrects the checksums of
+//!   pcap and pcapng captures.
 
 mod bench;
 mod cpu;
 mod info;
+mod pcap;
 mod plot;
 
 use std::io;
@@ -31,6 +34,9 @@ enum Command {
     Info,
     /// Measure every implementation of the primitives (perf autotest).
     Bench(bench::Args),
+    /// Verify and fix the checksums of captures (pcap, pcapng).
+    #[command(subcommand)]
+    Pcap(pcap::Command),
 }
 
 fn main() -> ExitCode {
@@ -38,6 +44,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Info => info::run(),
         Command::Bench(args) => bench::run(&args),
+        Command::Pcap(command) => return pcap::run(&command),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

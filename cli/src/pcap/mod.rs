@@ -1,0 +1,47 @@
+//! `fastpath pcap`: the checksums of real captures, verified and fixed.
+//!
+//! | file | what it does |
+//! |---|---|
+//! | [`read`] | pcap and pcapng, block by block through pcap-parser, with each block's raw bytes; bounded lengths, errors with byte offsets |
+//! | [`link`] | link layers: where a frame's IP packet starts |
+//! | [`layers`] | every checksum of an IP packet, tunnels (IP-in-IP, GRE, VXLAN) included; fixing them innermost first |
+//! | [`verify`] | `verify`: JSON lines or a summary per file, exit status 0, 1 or 2 |
+//! | [`fix`] | `fix`: the raw blocks copied, checksum fields patched, written through a temporary file |
+//! | [`output`] | the JSON line of the contract, the tally and the summary |
+//! | [`progress`] | the progress bar, on a terminal only |
+//! | [`bench`] | `bench`: verify against a bare read of the same capture |
+
+mod bench;
+mod fix;
+#[cfg(test)]
+mod fuzz;
+mod layers;
+mod link;
+mod output;
+mod progress;
+mod read;
+mod verify;
+
+use std::process::ExitCode;
+
+use clap::Subcommand;
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Verify every checksum of captures: exit status 0 if none is bad, 1
+    /// if one is, 2 if a file could not be read.
+    Verify(verify::Args),
+    /// Write a copy of a capture with every verifiable wrong checksum
+    /// corrected, every other byte as it was.
+    Fix(fix::Args),
+    /// Time verify against a bare read of the same capture.
+    Bench(bench::Args),
+}
+
+pub fn run(command: &Command) -> ExitCode {
+    match command {
+        Command::Verify(args) => verify::run(args),
+        Command::Fix(args) => fix::run(args),
+        Command::Bench(args) => bench::run(args),
+    }
+}

@@ -1,0 +1,535 @@
+//! Reading a capture block by block, through pcap-parser's streaming readers.
+//!
+//! pcap-parser reads into a circular buffer of bounded size and parses one
+//! block at a time, so memory stays constant whatever the capture's size.
+//! Each block comes back with its raw bytes: `verify` looks at a frame's
+//! data in place, and `fix` copies the raw bytes of every block to its
+//! output as they are, patching checksum fields in the copy, so that every
+//! other byte (headers, timestamps, pcapng options, blocks of any type) is
+//! kept without being re-serialised.
+//!
+//! pcap-parser asks for more data when a block is incomplete, and an
+//! inner length that contradicts the block's (an EPB's captured length past
+//! its block length) looks the same. So before each block is handed to the
+//! parser, its length is read here from its header and checked against
+//! [`MAX_BLOCK`] and the data left: a truncated file, a corrupt length or
+//! an absurd one becomes an error naming the byte offset, never an endless
+//! refill or a huge allocation.
+
+use std::cell::RefCell;
+use std::fmt;
+use std::fs::File;
+use std::io::{self, Read, Seek};
+use std::path::Path;
+use std::rc::Rc;
+
+use pcap_parser::traits::PcapReaderIterator;
+use pcap_parser::{Block as NgBlock, LegacyPcapReader, PcapBlockOwned, PcapError, PcapNGReader};
+
+/// The largest record or block accepted: 4 MiB. libpcap never captures more
+/// than 256 KiB of a packet, and Wireshark refuses larger records for most
+/// link types. The bound keeps memory low on corrupt input: pcap-parser
+/// makes a vector of every option of a pcapng block (32 bytes an option,
+/// an option can be 4 bytes long), so 4 MiB of options cost 32 MiB.
+pub const MAX_BLOCK: usize = 4 << 20;
+
+/// The buffer pcap-parser reads into; it grows up to a block's size.
+const BUFFER: usize = 1 << 20;
+
+const SHB: u32 = 0x0a0d_0d0a;
+/// The obsolete Packet Block, which pcap-parser does not know.
+const PB: u32 = 0x0000_0002;
+const BYTE_ORDER_MAGIC: u32 = 0x1a2b_3c4d;
+
+/// pcapng blocks that are no packets but that Wireshark lists, and
+/// numbers, as frames: systemd journal exports and custom blocks (copiable
+/// or not). They count as frames of no link type, so that frame numbers
+/// are Wireshark's.
+const RECORDS: [u32; 3] = [0x0000_0009, 0x0000_0bad, 0x4000_0bad];
+
+/// Interfaces remembered per pcapng section: more are a corrupt file, and
+/// their packets count as frames of an unknown link type.
+const MAX_INTERFACES: usize = 1 << 16;
+
+/// The capture file formats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// The classic libpcap format.
+    Pcap {
+        /// Timestamps in nanoseconds (magic 0xa1b23c4d).
+        nanosecond: bool,
+        /// Written big-endian.
+        big_endian: bool,
+    },
+    /// pcapng.
+    PcapNg,
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Format::Pcap {
+                nanosecond,
+                big_endian,
+            } => write!(
+                f,
+                "pcap ({}, {})",
+                if nanosecond { "ns" } else { "µs" },
+                if big_endian {
+                    "big-endian"
+                } else {
+                    "little-endian"
+                }
+            ),
+            Format::PcapNg => f.write_str("pcapng"),
+        }
+    }
+}
+
+/// Why a capture could not be read, and where.
+#[derive(Debug)]
+pub struct ReadError {
+    /// The byte offset in the file of the block (or header) at fault.
+    pub offset: u64,
+    /// What is wrong there.
+    pub message: String,
+}
+
+impl fmt::Display for ReadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} at byte offset {}", self.message, self.offset)
+    }
+}
+
+impl std::error::Error for ReadError {}
+
+/// One frame: a packet record of a pcap file, or an Enhanced, Simple or
+/// (obsolete) Packet Block of a pcapng file, or one of the other pcapng
+/// [`RECORDS`] that Wireshark counts as frames.
+#[derive(Clone, Copy, Debug)]
+pub struct Frame {
+    /// The link type (LINKTYPE_*) of the frame's interface; `None` for a
+    /// pcapng packet of an interface that was never described, and for
+    /// records that are no packets.
+    pub link: Option<u16>,
+    /// Where the captured bytes start in the block's raw bytes.
+    pub start: usize,
+    /// How many bytes were captured.
+    pub len: usize,
+    /// The length of the packet on the wire.
+    pub original_len: u32,
+}
+
+impl Frame {
+    /// The frame's captured bytes, in the raw bytes of its block.
+    pub fn data<'a>(&self, raw: &'a [u8]) -> &'a [u8] {
+        &raw[self.start..self.start + self.len]
+    }
+}
+
+/// A block of the capture: its raw bytes, exactly as in the file, and the
+/// frame it holds if it is a packet.
+pub struct Block<'a> {
+    /// Every byte of the block.
+    pub raw: &'a [u8],
+    /// The frame, for a packet block.
+    pub frame: Option<Frame>,
+}
+
+/// A capture being read, block by block.
+pub struct Capture {
+    reader: Box<dyn PcapReaderIterator>,
+    format: Format,
+    /// Where the next block starts in the file.
+    offset: u64,
+    /// Bytes of the buffer to consume before the next block: those of the
+    /// block handed out last.
+    pending: usize,
+    /// The first I/O error of the underlying file, which pcap-parser
+    /// reduces to `ReadError`.
+    io_error: Rc<RefCell<Option<io::Error>>>,
+    /// pcap: whether the file header has been handed out.
+    header_read: bool,
+    /// pcap: the link type of every frame.
+    link: u16,
+    /// pcapng: the byte order of the current section.
+    big_endian: bool,
+    /// pcapng: the link type and snap length of each interface of the
+    /// current section.
+    interfaces: Vec<(u16, u32)>,
+    /// The file's length, for progress.
+    len: u64,
+}
+
+impl Capture {
+    /// Opens a capture, pcap or pcapng, told apart by its magic number.
+    pub fn open(path: &Path) -> Result<Capture, ReadError> {
+        let at_start = |message: String| ReadError { offset: 0, message };
+        let mut file = File::open(path).map_err(|e| at_start(format!("cannot open: {e}")))?;
+        let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+        let mut magic = [0; 4];
+        let got = read_full(&mut file, &mut magic).map_err(|e| at_start(format!("{e}")))?;
+        if got == 0 {
+            return Err(at_start("empty file: not a capture".into()));
+        }
+        let magic = u32::from_le_bytes(magic);
+        let format = match magic {
+            SHB => Format::PcapNg,
+            0xa1b2_cd34 | 0x34cd_b2a1 => {
+                return Err(at_start(
+                    "Kuznetzov's modified pcap format: not supported".into(),
+                ));
+            }
+            0xa1b2_c3d4 | 0xd4c3_b2a1 | 0xa1b2_3c4d | 0x4d3c_b2a1 => Format::Pcap {
+                nanosecond: matches!(magic, 0xa1b2_3c4d | 0x4d3c_b2a1),
+                big_endian: matches!(magic, 0xd4c3_b2a1 | 0x4d3c_b2a1),
+            },
+            _ if got < 4 => return Err(at_start("truncated file header".into())),
+            _ => {
+                return Err(at_start(format!(
+                    "not a pcap or pcapng file (magic number {:02x?})",
+                    magic.to_le_bytes()
+                )));
+            }
+        };
+        file.rewind().map_err(|e| at_start(format!("{e}")))?;
+        let io_error = Rc::new(RefCell::new(None));
+        let input = FullRead {
+            inner: file,
+            error: Rc::clone(&io_error),
+        };
+        let reader: Result<Box<dyn PcapReaderIterator>, _> = match format {
+            Format::PcapNg => PcapNGReader::new(BUFFER, input).map(|r| Box::new(r) as _),
+            Format::Pcap { .. } => LegacyPcapReader::new(BUFFER, input).map(|r| Box::new(r) as _),
+        };
+        let reader = reader.map_err(|e| {
+            let what = if format == Format::PcapNg {
+                "section header block"
+            } else {
+                "file header"
+            };
+            at_start(match e {
+                PcapError::Incomplete(_) | PcapError::UnexpectedEof => {
+                    format!("truncated or oversized {what}")
+                }
+                e => format!("corrupt {what}: {e}"),
+            })
+        })?;
+        Ok(Capture {
+            reader,
+            format,
+            offset: 0,
+            pending: 0,
+            io_error,
+            header_read: false,
+            link: 0,
+            big_endian: false,
+            interfaces: Vec::new(),
+            len,
+        })
+    }
+
+    /// The file's format.
+    pub fn format(&self) -> Format {
+        self.format
+    }
+
+    /// The file's length in bytes.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// How many bytes of the file have been handed out as blocks.
+    pub fn position(&self) -> u64 {
+        self.offset
+    }
+
+    /// The next block, or `None` at the end of the file.
+    pub fn next_block(&mut self) -> Result<Option<Block<'_>>, ReadError> {
+        if self.pending > 0 {
+            self.reader.consume_noshift(self.pending);
+            self.offset += self.pending as u64;
+            self.pending = 0;
+        }
+        let offset = self.offset;
+        let Some(need) = self.fill()? else {
+            return Ok(None);
+        };
+        let corrupt = |e: &dyn fmt::Display| ReadError {
+            offset,
+            message: format!("corrupt block: {e}"),
+        };
+        let (size, frame) = match self.reader.next() {
+            Ok((size, block)) => {
+                let frame = match block {
+                    PcapBlockOwned::LegacyHeader(header) => {
+                        self.link = header.network.0 as u16;
+                        self.header_read = true;
+                        None
+                    }
+                    PcapBlockOwned::Legacy(record) => Some(Frame {
+                        link: Some(self.link),
+                        start: 16,
+                        len: record.caplen as usize,
+                        original_len: record.origlen,
+                    }),
+                    PcapBlockOwned::NG(block) => match block {
+                        NgBlock::SectionHeader(shb) => {
+                            self.big_endian = shb.bom != BYTE_ORDER_MAGIC;
+                            self.interfaces.clear();
+                            None
+                        }
+                        NgBlock::InterfaceDescription(idb) => {
+                            if self.interfaces.len() < MAX_INTERFACES {
+                                self.interfaces.push((idb.linktype.0 as u16, idb.snaplen));
+                            }
+                            None
+                        }
+                        NgBlock::EnhancedPacket(epb) => Some(Frame {
+                            link: self.interfaces.get(epb.if_id as usize).map(|i| i.0),
+                            start: 28,
+                            len: epb.caplen as usize,
+                            original_len: epb.origlen,
+                        }),
+                        NgBlock::SimplePacket(spb) => {
+                            let interface = self.interfaces.first().copied();
+                            let mut len = spb.data.len().min(spb.origlen as usize);
+                            if let Some((_, snaplen @ 1..)) = interface {
+                                len = len.min(snaplen as usize);
+                            }
+                            Some(Frame {
+                                link: interface.map(|i| i.0),
+                                start: 12,
+                                len,
+                                original_len: spb.origlen,
+                            })
+                        }
+                        _ => None,
+                    },
+                };
+                (size, frame)
+            }
+            Err(e) => return Err(corrupt(&describe(&e))),
+        };
+        if size != need {
+            return Err(corrupt(&format_args!(
+                "the parser read {size} bytes of a block of {need}"
+            )));
+        }
+        self.pending = size;
+        let raw = &self.reader.data()[..size];
+        let frame = match frame {
+            None if self.format == Format::PcapNg && self.word(raw, 0) == PB => Some(
+                self.packet_block(raw)
+                    .ok_or_else(|| corrupt(&"short packet block"))?,
+            ),
+            None if self.format == Format::PcapNg && RECORDS.contains(&self.word(raw, 0)) => {
+                Some(Frame {
+                    link: None,
+                    start: 0,
+                    len: 0,
+                    original_len: 0,
+                })
+            }
+            frame => frame,
+        };
+        if let Some(frame) = frame
+            && frame
+                .start
+                .checked_add(frame.len)
+                .is_none_or(|end| end > raw.len())
+        {
+            return Err(corrupt(&"captured length past the end of the block"));
+        }
+        Ok(Some(Block { raw, frame }))
+    }
+
+    /// Makes the buffer hold the whole next block, whose length is read
+    /// from its header; `None` at the end of the file.
+    fn fill(&mut self) -> Result<Option<usize>, ReadError> {
+        loop {
+            let data = self.reader.data();
+            let need = match self.framing(data) {
+                Ok(need) => need,
+                Err(message) => {
+                    return Err(ReadError {
+                        offset: self.offset,
+                        message,
+                    });
+                }
+            };
+            let need = match need {
+                Framing::Whole(need) if need <= data.len() => return Ok(Some(need)),
+                Framing::Whole(need) | Framing::Header(need) => need,
+            };
+            if self.reader.reader_exhausted() {
+                if data.is_empty() {
+                    return Ok(None);
+                }
+                return Err(ReadError {
+                    offset: self.offset,
+                    message: format!(
+                        "truncated file: the block here needs {need} bytes, {} are left",
+                        data.len()
+                    ),
+                });
+            }
+            if need > BUFFER {
+                // The buffer grows to hold the block (at most MAX_BLOCK,
+                // checked by framing), and never shrinks.
+                self.reader.grow(need);
+            }
+            let refilled = self.reader.refill();
+            if let Some(e) = self.io_error.borrow_mut().take() {
+                return Err(ReadError {
+                    offset: self.offset,
+                    message: format!("read error: {e}"),
+                });
+            }
+            if let Err(e) = refilled {
+                return Err(ReadError {
+                    offset: self.offset,
+                    message: format!("read error: {e}"),
+                });
+            }
+        }
+    }
+
+    /// The length of the block that starts `data`, from its header.
+    fn framing(&self, data: &[u8]) -> Result<Framing, String> {
+        if let Format::Pcap { big_endian, .. } = self.format {
+            if !self.header_read {
+                return Ok(Framing::Whole(24));
+            }
+            let Some(header) = data.first_chunk::<16>() else {
+                return Ok(Framing::Header(16));
+            };
+            let caplen = u32_at(header, 8, big_endian) as usize;
+            if caplen > MAX_BLOCK {
+                return Err(format!(
+                    "record of {caplen} captured bytes: corrupt, or over the {} MiB accepted",
+                    MAX_BLOCK >> 20
+                ));
+            }
+            return Ok(Framing::Whole(16 + caplen));
+        }
+        let Some(header) = data.first_chunk::<12>() else {
+            return Ok(Framing::Header(12));
+        };
+        let kind = u32::from_le_bytes(header[..4].try_into().unwrap());
+        let big_endian = if kind == SHB {
+            // A section header sets the byte order of what follows.
+            match u32::from_le_bytes(header[8..].try_into().unwrap()) {
+                BYTE_ORDER_MAGIC => false,
+                m if m.swap_bytes() == BYTE_ORDER_MAGIC => true,
+                _ => return Err("section header block with no byte-order magic".into()),
+            }
+        } else {
+            self.big_endian
+        };
+        let len = u32_at(header, 4, big_endian) as usize;
+        if len < 12 || !len.is_multiple_of(4) {
+            return Err(format!(
+                "block length {len}: not a multiple of 4 of at least 12"
+            ));
+        }
+        if len > MAX_BLOCK {
+            return Err(format!(
+                "block length {len}: corrupt, or over the {} MiB accepted",
+                MAX_BLOCK >> 20
+            ));
+        }
+        Ok(Framing::Whole(len))
+    }
+
+    /// A 32-bit word of a pcapng block in the section's byte order.
+    fn word(&self, raw: &[u8], at: usize) -> u32 {
+        raw.get(at..at + 4)
+            .map_or(0, |w| u32_at(w, 0, self.big_endian))
+    }
+
+    /// The frame of an obsolete Packet Block: a 16-bit interface and drop
+    /// count, a timestamp, captured and original lengths, data at 28.
+    fn packet_block(&self, raw: &[u8]) -> Option<Frame> {
+        if raw.len() < 32 {
+            return None;
+        }
+        let interface = if self.big_endian {
+            u16::from_be_bytes([raw[8], raw[9]])
+        } else {
+            u16::from_le_bytes([raw[8], raw[9]])
+        };
+        let len = self.word(raw, 20) as usize;
+        Some(Frame {
+            link: self.interfaces.get(usize::from(interface)).map(|i| i.0),
+            start: 28,
+            len,
+            original_len: self.word(raw, 24),
+        })
+    }
+}
+
+/// What a parse error of a block known to be whole means.
+fn describe<I>(e: &PcapError<I>) -> String {
+    match e {
+        // The block is all in the buffer: a length inside it runs past it.
+        PcapError::Incomplete(_) | PcapError::BufferTooSmall | PcapError::UnexpectedEof => {
+            "a length inside the block runs past its end".into()
+        }
+        PcapError::NomError(_, kind) | PcapError::OwnedNomError(_, kind) => {
+            format!("malformed ({kind:?})")
+        }
+        PcapError::Eof => "unexpected end".into(),
+        PcapError::ReadError => "read error".into(),
+        PcapError::HeaderNotRecognized => "header not recognized".into(),
+    }
+}
+
+/// How much of the buffer the next block needs.
+enum Framing {
+    /// The whole block, of this length.
+    Whole(usize),
+    /// Its header first, of this length.
+    Header(usize),
+}
+
+fn u32_at(data: &[u8], at: usize, big_endian: bool) -> u32 {
+    let word: [u8; 4] = data[at..at + 4].try_into().unwrap();
+    if big_endian {
+        u32::from_be_bytes(word)
+    } else {
+        u32::from_le_bytes(word)
+    }
+}
+
+/// Reads until `buf` is full or the file ends: the number of bytes read.
+fn read_full(input: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match input.read(&mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(filled)
+}
+
+/// The file as pcap-parser reads it: every read fills the space it is
+/// given unless the file ends (pcap-parser takes a short read for the
+/// end), and the first I/O error is kept, since pcap-parser drops it.
+struct FullRead {
+    inner: File,
+    error: Rc<RefCell<Option<io::Error>>>,
+}
+
+impl Read for FullRead {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        read_full(&mut self.inner, buf).inspect_err(|e| {
+            self.error
+                .borrow_mut()
+                .get_or_insert(io::Error::new(e.kind(), e.to_string()));
+        })
+    }
+}

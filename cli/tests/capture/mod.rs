@@ -1,0 +1,464 @@
+//! Captures built byte by byte for the tests of `fastpath pcap`: IP packets
+//! with their checksums computed here (a plain RFC 1071 sum, independent of
+//! the library), link layers, and pcap and pcapng files.
+
+#![allow(dead_code)]
+
+/// The ones' complement sum of `data` as 16-bit big-endian words, folded.
+pub fn sum(data: &[u8]) -> u16 {
+    let mut total: u64 = 0;
+    for pair in data.chunks(2) {
+        let word = if pair.len() == 2 {
+            u16::from_be_bytes([pair[0], pair[1]])
+        } else {
+            u16::from(pair[0]) << 8
+        };
+        total += u64::from(word);
+    }
+    while total > 0xffff {
+        total = (total & 0xffff) + (total >> 16);
+    }
+    total as u16
+}
+
+/// The checksum to store: the complement of the sum.
+pub fn checksum(data: &[u8]) -> u16 {
+    !sum(data)
+}
+
+/// The addresses of a pseudo-header.
+#[derive(Clone)]
+pub enum Addresses {
+    V4([u8; 4], [u8; 4]),
+    /// Source and final destination.
+    V6([u8; 16], [u8; 16]),
+}
+
+pub const A4: Addresses = Addresses::V4([192, 0, 2, 1], [198, 51, 100, 7]);
+pub const A6: Addresses = Addresses::V6(
+    [0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1],
+    [0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2],
+);
+
+fn pseudo(addresses: &Addresses, protocol: u8, len: usize) -> Vec<u8> {
+    let mut p = Vec::new();
+    match addresses {
+        Addresses::V4(s, d) => {
+            p.extend(s);
+            p.extend(d);
+            p.extend([0, protocol]);
+            p.extend((len as u16).to_be_bytes());
+        }
+        Addresses::V6(s, d) => {
+            p.extend(s);
+            p.extend(d);
+            p.extend((len as u32).to_be_bytes());
+            p.extend([0, 0, 0, protocol]);
+        }
+    }
+    p
+}
+
+/// Writes the checksum of `segment` (with the pseudo-header if
+/// `addresses`) at `field`. UDP's computed zero is sent as 0xffff.
+fn finish(
+    mut segment: Vec<u8>,
+    field: usize,
+    protocol: u8,
+    addresses: Option<&Addresses>,
+) -> Vec<u8> {
+    segment[field..field + 2].fill(0);
+    let mut data = addresses.map_or_else(Vec::new, |a| pseudo(a, protocol, segment.len()));
+    data.extend(&segment);
+    let mut value = checksum(&data);
+    if protocol == 17 && value == 0 {
+        value = 0xffff;
+    }
+    segment[field..field + 2].copy_from_slice(&value.to_be_bytes());
+    segment
+}
+
+pub fn tcp(addresses: &Addresses, payload: &[u8]) -> Vec<u8> {
+    let mut s = vec![
+        0x9c, 0x40, 0x00, 0x50, 0, 0, 0, 1, 0, 0, 0, 0, 0x50, 0x18, 0xff, 0xff, 0, 0, 0, 0,
+    ];
+    s.extend(payload);
+    finish(s, 16, 6, Some(addresses))
+}
+
+pub fn udp_ports(addresses: &Addresses, source: u16, destination: u16, payload: &[u8]) -> Vec<u8> {
+    let mut s = Vec::new();
+    s.extend(source.to_be_bytes());
+    s.extend(destination.to_be_bytes());
+    s.extend(((8 + payload.len()) as u16).to_be_bytes());
+    s.extend([0, 0]);
+    s.extend(payload);
+    finish(s, 6, 17, Some(addresses))
+}
+
+pub fn udp(addresses: &Addresses, payload: &[u8]) -> Vec<u8> {
+    udp_ports(addresses, 40000, 9, payload)
+}
+
+/// An ICMP echo request.
+pub fn icmp(payload: &[u8]) -> Vec<u8> {
+    let mut s = vec![8, 0, 0, 0, 0x12, 0x34, 0, 1];
+    s.extend(payload);
+    finish(s, 2, 1, None)
+}
+
+/// An ICMPv6 echo request.
+pub fn icmpv6(addresses: &Addresses, payload: &[u8]) -> Vec<u8> {
+    let mut s = vec![128, 0, 0, 0, 0x12, 0x34, 0, 1];
+    s.extend(payload);
+    finish(s, 2, 58, Some(addresses))
+}
+
+/// An IPv4 packet from 192.0.2.1 to 198.51.100.7: `fragment` is the flags
+/// and offset field (0x4000: don't fragment).
+pub fn ipv4_with(protocol: u8, options: &[u8], fragment: u16, payload: &[u8]) -> Vec<u8> {
+    assert_eq!(options.len() % 4, 0);
+    let header_len = 20 + options.len();
+    let total = header_len + payload.len();
+    let mut p = vec![0x40 | (header_len / 4) as u8, 0];
+    p.extend((total as u16).to_be_bytes());
+    p.extend([0xbe, 0xef]);
+    p.extend(fragment.to_be_bytes());
+    p.extend([64, protocol, 0, 0, 192, 0, 2, 1, 198, 51, 100, 7]);
+    p.extend(options);
+    let value = checksum(&p);
+    p[10..12].copy_from_slice(&value.to_be_bytes());
+    p.extend(payload);
+    p
+}
+
+pub fn ipv4(protocol: u8, payload: &[u8]) -> Vec<u8> {
+    ipv4_with(protocol, &[], 0x4000, payload)
+}
+
+/// An IPv6 packet from 2001:db8::1 to 2001:db8::2 whose first next header
+/// is `next`, with extension headers `extensions` (their own next header
+/// fields already set) before `payload`.
+pub fn ipv6_with(next: u8, extensions: &[u8], payload: &[u8]) -> Vec<u8> {
+    let mut p = vec![0x60, 0, 0, 0];
+    p.extend(((extensions.len() + payload.len()) as u16).to_be_bytes());
+    p.extend([next, 64]);
+    let Addresses::V6(s, d) = A6 else {
+        unreachable!()
+    };
+    p.extend(s);
+    p.extend(d);
+    p.extend(extensions);
+    p.extend(payload);
+    p
+}
+
+pub fn ipv6(next: u8, payload: &[u8]) -> Vec<u8> {
+    ipv6_with(next, &[], payload)
+}
+
+/// Adds `delta` to the 16-bit word at `at`: a checksum made wrong.
+pub fn spoil(mut packet: Vec<u8>, at: usize) -> Vec<u8> {
+    let word = u16::from_be_bytes([packet[at], packet[at + 1]]).wrapping_add(0x1111);
+    packet[at..at + 2].copy_from_slice(&word.to_be_bytes());
+    packet
+}
+
+/// Sets the 16-bit word at `at`.
+pub fn set16(mut packet: Vec<u8>, at: usize, value: u16) -> Vec<u8> {
+    packet[at..at + 2].copy_from_slice(&value.to_be_bytes());
+    packet
+}
+
+// Link layers.
+
+pub fn ethernet(tags: &[u16], ethertype: u16, payload: &[u8]) -> Vec<u8> {
+    let mut f = vec![0x02, 0, 0, 0, 0, 2, 0x02, 0, 0, 0, 0, 1];
+    for (i, &tag) in tags.iter().enumerate() {
+        f.extend(tag.to_be_bytes());
+        f.extend([0x00, 10 + i as u8]);
+    }
+    f.extend(ethertype.to_be_bytes());
+    f.extend(payload);
+    f
+}
+
+/// Ethernet carrying IPv4 or IPv6, told by the version.
+pub fn eth(ip: &[u8]) -> Vec<u8> {
+    ethernet(&[], if ip[0] >> 4 == 4 { 0x0800 } else { 0x86dd }, ip)
+}
+
+/// Ethernet padded to the 60-byte minimum with nonzero bytes.
+pub fn eth_padded(ip: &[u8]) -> Vec<u8> {
+    let mut f = eth(ip);
+    while f.len() < 60 {
+        f.push(0xee);
+    }
+    f
+}
+
+pub fn sll(ethertype: u16, payload: &[u8]) -> Vec<u8> {
+    let mut f = vec![0, 0, 0, 1, 0, 6, 2, 0, 0, 0, 0, 1, 0, 0];
+    f.extend(ethertype.to_be_bytes());
+    f.extend(payload);
+    f
+}
+
+pub fn sll2(ethertype: u16, payload: &[u8]) -> Vec<u8> {
+    let mut f = ethertype.to_be_bytes().to_vec();
+    f.extend([0, 0, 0, 0, 0, 3, 0, 1, 0, 6, 2, 0, 0, 0, 0, 1, 0, 0]);
+    f.extend(payload);
+    f
+}
+
+pub fn family(family: u32, big_endian: bool, payload: &[u8]) -> Vec<u8> {
+    let mut f = if big_endian {
+        family.to_be_bytes()
+    } else {
+        family.to_le_bytes()
+    }
+    .to_vec();
+    f.extend(payload);
+    f
+}
+
+// Capture files.
+
+/// A frame of a capture: its link type, the bytes on the wire, and how
+/// many of them were captured.
+#[derive(Clone)]
+pub struct Frame {
+    pub link: u16,
+    pub bytes: Vec<u8>,
+    pub snaplen: Option<usize>,
+}
+
+pub fn frame(link: u16, bytes: Vec<u8>) -> Frame {
+    Frame {
+        link,
+        bytes,
+        snaplen: None,
+    }
+}
+
+impl Frame {
+    fn captured(&self) -> &[u8] {
+        &self.bytes[..self.snaplen.unwrap_or(usize::MAX).min(self.bytes.len())]
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+pub enum Format {
+    Pcap { nanosecond: bool, big_endian: bool },
+    PcapNg { big_endian: bool },
+}
+
+pub const FORMATS: [Format; 6] = [
+    Format::Pcap {
+        nanosecond: false,
+        big_endian: false,
+    },
+    Format::Pcap {
+        nanosecond: false,
+        big_endian: true,
+    },
+    Format::Pcap {
+        nanosecond: true,
+        big_endian: false,
+    },
+    Format::Pcap {
+        nanosecond: true,
+        big_endian: true,
+    },
+    Format::PcapNg { big_endian: false },
+    Format::PcapNg { big_endian: true },
+];
+
+impl Format {
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Pcap {
+                nanosecond: false,
+                big_endian: false,
+            } => "pcap-us-le",
+            Format::Pcap {
+                nanosecond: false,
+                big_endian: true,
+            } => "pcap-us-be",
+            Format::Pcap {
+                nanosecond: true,
+                big_endian: false,
+            } => "pcap-ns-le",
+            Format::Pcap {
+                nanosecond: true,
+                big_endian: true,
+            } => "pcap-ns-be",
+            Format::PcapNg { big_endian: false } => "pcapng-le",
+            Format::PcapNg { big_endian: true } => "pcapng-be",
+        }
+    }
+
+    pub fn extension(self) -> &'static str {
+        match self {
+            Format::Pcap { .. } => "pcap",
+            Format::PcapNg { .. } => "pcapng",
+        }
+    }
+}
+
+struct Endian(bool);
+
+impl Endian {
+    fn u16(&self, v: u16) -> [u8; 2] {
+        if self.0 {
+            v.to_be_bytes()
+        } else {
+            v.to_le_bytes()
+        }
+    }
+    fn u32(&self, v: u32) -> [u8; 4] {
+        if self.0 {
+            v.to_be_bytes()
+        } else {
+            v.to_le_bytes()
+        }
+    }
+}
+
+/// A capture of `frames` in `format`. A pcap file has one link type, that
+/// of the first frame; pcapng gets one interface per link type.
+pub fn write(format: Format, frames: &[Frame]) -> Vec<u8> {
+    match format {
+        Format::Pcap {
+            nanosecond,
+            big_endian,
+        } => pcap(nanosecond, big_endian, frames),
+        Format::PcapNg { big_endian } => pcapng(big_endian, frames),
+    }
+}
+
+pub fn pcap(nanosecond: bool, big_endian: bool, frames: &[Frame]) -> Vec<u8> {
+    let e = Endian(big_endian);
+    let link = frames.first().map_or(1, |f| f.link);
+    assert!(
+        frames.iter().all(|f| f.link == link),
+        "one link type per pcap file"
+    );
+    let mut out = Vec::new();
+    out.extend(e.u32(if nanosecond { 0xa1b2_3c4d } else { 0xa1b2_c3d4 }));
+    out.extend(e.u16(2));
+    out.extend(e.u16(4));
+    out.extend(e.u32(0));
+    out.extend(e.u32(0));
+    out.extend(e.u32(262_144));
+    out.extend(e.u32(u32::from(link)));
+    for (i, f) in frames.iter().enumerate() {
+        let data = f.captured();
+        out.extend(e.u32(1_700_000_000 + i as u32));
+        out.extend(e.u32(if nanosecond { 123_456_789 } else { 123_456 }));
+        out.extend(e.u32(data.len() as u32));
+        out.extend(e.u32(f.bytes.len() as u32));
+        out.extend(data);
+    }
+    out
+}
+
+/// A pcapng block: type, length, body padded to 32 bits, length.
+pub fn block(big_endian: bool, kind: u32, body: &[u8]) -> Vec<u8> {
+    let e = Endian(big_endian);
+    let padded = body.len().div_ceil(4) * 4;
+    let len = (12 + padded) as u32;
+    let mut b = e.u32(kind).to_vec();
+    b.extend(e.u32(len));
+    b.extend(body);
+    b.resize(8 + padded, 0);
+    b.extend(e.u32(len));
+    b
+}
+
+/// An option list: each (code, value), then opt_endofopt.
+pub fn options(big_endian: bool, list: &[(u16, &[u8])]) -> Vec<u8> {
+    let e = Endian(big_endian);
+    let mut o = Vec::new();
+    for (code, value) in list {
+        o.extend(e.u16(*code));
+        o.extend(e.u16(value.len() as u16));
+        o.extend(*value);
+        o.resize(o.len().div_ceil(4) * 4, 0);
+    }
+    o.extend([0, 0, 0, 0]);
+    o
+}
+
+pub fn section_header(big_endian: bool) -> Vec<u8> {
+    let e = Endian(big_endian);
+    let mut body = e.u32(0x1a2b_3c4d).to_vec();
+    body.extend(e.u16(1));
+    body.extend(e.u16(0));
+    body.extend([0xff; 8]);
+    body.extend(options(big_endian, &[(4, b"fastpath tests")]));
+    block(big_endian, 0x0a0d_0d0a, &body)
+}
+
+pub fn interface(big_endian: bool, link: u16, snaplen: u32) -> Vec<u8> {
+    let e = Endian(big_endian);
+    let mut body = e.u16(link).to_vec();
+    body.extend([0, 0]);
+    body.extend(e.u32(snaplen));
+    body.extend(options(big_endian, &[(2, b"eth0"), (9, &[9])]));
+    block(big_endian, 1, &body)
+}
+
+pub fn enhanced_packet(big_endian: bool, interface: u32, i: usize, f: &Frame) -> Vec<u8> {
+    let e = Endian(big_endian);
+    let data = f.captured();
+    let mut body = e.u32(interface).to_vec();
+    body.extend(e.u32(0x0006_0000));
+    body.extend(e.u32(0x1000_0000 + i as u32));
+    body.extend(e.u32(data.len() as u32));
+    body.extend(e.u32(f.bytes.len() as u32));
+    body.extend(data);
+    body.resize(body.len().div_ceil(4) * 4, 0);
+    body.extend(options(big_endian, &[(1, b"a comment"), (2, &e.u32(1))]));
+    block(big_endian, 6, &body)
+}
+
+/// pcapng with every frame in an Enhanced Packet Block, an interface per
+/// link type, and blocks of other kinds around them: name resolution,
+/// interface statistics, a custom block, a block of an unknown type.
+pub fn pcapng(big_endian: bool, frames: &[Frame]) -> Vec<u8> {
+    let e = Endian(big_endian);
+    let mut out = section_header(big_endian);
+    let mut links: Vec<u16> = Vec::new();
+    for (i, f) in frames.iter().enumerate() {
+        let index = match links.iter().position(|&l| l == f.link) {
+            Some(index) => index,
+            None => {
+                links.push(f.link);
+                out.extend(interface(big_endian, f.link, 262_144));
+                links.len() - 1
+            }
+        };
+        out.extend(enhanced_packet(big_endian, index as u32, i, f));
+        if i == 0 {
+            // Name resolution: an IPv4 record, then the end of records.
+            let mut nrb = e.u16(1).to_vec();
+            nrb.extend(e.u16(13));
+            nrb.extend([192, 0, 2, 1]);
+            nrb.extend(b"host\0\0\0\0\0");
+            nrb.resize(nrb.len().div_ceil(4) * 4, 0);
+            nrb.extend([0, 0, 0, 0]);
+            out.extend(block(big_endian, 4, &nrb));
+            let mut custom = e.u32(32473).to_vec();
+            custom.extend(b"custom data");
+            out.extend(block(big_endian, 0x0000_0bad, &custom));
+            out.extend(block(big_endian, 0x0000_0101, b"unknown kind"));
+        }
+    }
+    let mut isb = e.u32(0).to_vec();
+    isb.extend(e.u32(0));
+    isb.extend(e.u32(1));
+    isb.extend(options(big_endian, &[(4, &[0; 8])]));
+    out.extend(block(big_endian, 5, &isb));
+    out
+}

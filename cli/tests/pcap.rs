@@ -1,0 +1,1109 @@
+//! `fastpath pcap verify` and `fastpath pcap fix`, run as the binary on
+//! captures built byte by byte (tests/capture): every link type, VLAN
+//! stacks, IPv4 options, IPv6 extension headers, fragments, UDP's zero,
+//! snap lengths, padding, tunnels, pcap in both resolutions and byte
+//! orders, pcapng in both byte orders with blocks of every kind.
+//!
+//! Each case is a frame as captured, the frame `fix` must make of it (the
+//! same frame built with right checksums where they are verifiable), and the
+//! JSON lines `verify` must print for it. `FASTPATH_PCAP_SAMPLES=DIR` writes
+//! the captures (and their fixed copies) to DIR, for `.ci/tshark-check.sh`.
+
+mod capture;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use capture::*;
+
+const FASTPATH: &str = env!("CARGO_BIN_EXE_fastpath");
+
+/// One frame: as captured, as fix must leave it, and what verify reports:
+/// (depth, protocol, status) for each JSON line.
+struct Case {
+    name: &'static str,
+    input: Frame,
+    fixed: Frame,
+    expect: Vec<(u8, &'static str, &'static str)>,
+}
+
+fn case(
+    name: &'static str,
+    link: u16,
+    input: Vec<u8>,
+    fixed: Vec<u8>,
+    expect: &[(u8, &'static str, &'static str)],
+) -> Case {
+    Case {
+        name,
+        input: frame(link, input),
+        fixed: frame(link, fixed),
+        expect: expect.to_vec(),
+    }
+}
+
+/// A case whose frame fix leaves as it is.
+fn same(
+    name: &'static str,
+    link: u16,
+    bytes: Vec<u8>,
+    expect: &[(u8, &'static str, &'static str)],
+) -> Case {
+    case(name, link, bytes.clone(), bytes, expect)
+}
+
+const GOOD4: (u8, &str, &str) = (0, "ipv4", "good");
+
+fn payload(len: usize) -> Vec<u8> {
+    (0..len).map(|i| (i * 7 + 3) as u8).collect()
+}
+
+/// GRE with a checksum and a key, right for its content.
+fn gre_with_checksum(protocol: u16, inner: &[u8]) -> Vec<u8> {
+    let mut g = vec![0xa0, 0x00];
+    g.extend(protocol.to_be_bytes());
+    g.extend([0, 0, 0, 0, 0, 0, 0, 42]);
+    g.extend(inner);
+    let value = checksum(&g);
+    g[4..6].copy_from_slice(&value.to_be_bytes());
+    g
+}
+
+fn vxlan(inner_ethernet: &[u8]) -> Vec<u8> {
+    let mut payload = vec![0x08, 0, 0, 0, 0, 0, 0x01, 0];
+    payload.extend(inner_ethernet);
+    ipv4(17, &udp_ports(&A4, 50000, 4789, &payload))
+}
+
+/// IPv6 extension headers: Hop-by-Hop, Routing type 2 (one address, one
+/// segment left: the final destination), an atomic Fragment header, then
+/// Destination Options; the upper layer is `last`.
+fn extension_chain(final_destination: [u8; 16], last: u8) -> Vec<u8> {
+    let mut e = vec![43, 0, 1, 4, 0, 0, 0, 0]; // Hop-by-Hop: PadN
+    e.extend([44, 2, 2, 1, 0, 0, 0, 0]); // Routing type 2, segments left 1
+    e.extend(final_destination);
+    e.extend([60, 0, 0, 0, 0, 0, 0x12, 0x34]); // Fragment: offset 0, M clear
+    e.extend([last, 0, 1, 4, 0, 0, 0, 0]); // Destination Options: PadN
+    e
+}
+
+/// An IPv6 Fragment header then `data`: `offset` in 8-byte units.
+fn ipv6_fragment(offset: u16, more: bool, data: &[u8]) -> Vec<u8> {
+    let field = offset << 3 | u16::from(more);
+    let mut e = vec![17, 0];
+    e.extend(field.to_be_bytes());
+    e.extend([0, 0, 0x56, 0x78]);
+    ipv6_with(44, &e, data)
+}
+
+fn ethernet_cases() -> Vec<Case> {
+    let data = payload(100);
+    let v4_tcp = ipv4(6, &tcp(&A4, &data));
+    let v4_udp = ipv4(17, &udp(&A4, &data));
+    let v4_icmp = ipv4(1, &icmp(&data));
+    let v6_tcp = ipv6(6, &tcp(&A6, &data));
+    let v6_udp = ipv6(17, &udp(&A6, &data));
+    let v6_icmp = ipv6(58, &icmpv6(&A6, &data));
+    let options = [0x94, 0x04, 0x00, 0x00, 0x01, 0x01, 0x01, 0x00];
+    let v4_options = ipv4_with(6, &options, 0x4000, &tcp(&A4, &data));
+    let home = [
+        0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x99,
+    ];
+    let routed = Addresses::V6(
+        [0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1],
+        home,
+    );
+    let v6_chain = ipv6_with(0, &extension_chain(home, 17), &udp(&routed, &data));
+    let chain_udp = 40 + 48 + 6;
+    let whole_udp = udp(&A4, &payload(200));
+    let first_fragment = ipv4_with(17, &[], 0x2000, &whole_udp[..80]);
+    let later_fragment = ipv4_with(17, &[], 10, &whole_udp[80..]);
+    let v6_whole = udp(&A6, &payload(200));
+    let v6_first = ipv6_fragment(0, true, &v6_whole[..80]);
+    let v6_later = ipv6_fragment(10, false, &v6_whole[80..]);
+    let small_udp = ipv4(17, &udp(&A4, b"hi"));
+    let small_v6 = ipv6(17, &udp(&A6, b"hi"));
+
+    // Tunnels.
+    let inner_tcp = ipv4(6, &tcp(&A4, &data));
+    let ipip = |inner: &[u8]| ipv4(4, inner);
+    let inner_v6 = ipv6(17, &udp(&A6, &data));
+    let inner_udp = ipv4(17, &udp(&A4, &data));
+    let gre = |inner: &[u8]| ipv4(47, &gre_with_checksum(0x0800, inner));
+    let mut teb = vec![0x00, 0x00, 0x65, 0x58];
+    teb.extend(eth(&v6_icmp));
+    let inner_eth_tcp = eth(&inner_tcp);
+    let inner_eth_bad = eth(&spoil(inner_tcp.clone(), 36));
+
+    let mut cases = vec![
+        same("ipv4 tcp", 1, eth(&v4_tcp), &[GOOD4, (0, "tcp", "good")]),
+        case(
+            "ipv4 tcp, bad tcp",
+            1,
+            eth(&spoil(v4_tcp.clone(), 36)),
+            eth(&v4_tcp),
+            &[GOOD4, (0, "tcp", "bad")],
+        ),
+        same("ipv4 udp", 1, eth(&v4_udp), &[GOOD4, (0, "udp", "good")]),
+        case(
+            "ipv4 udp, both bad",
+            1,
+            eth(&spoil(spoil(v4_udp.clone(), 10), 26)),
+            eth(&v4_udp),
+            &[(0, "ipv4", "bad"), (0, "udp", "bad")],
+        ),
+        same(
+            "ipv4 udp zero: absent",
+            1,
+            eth(&set16(v4_udp.clone(), 26, 0)),
+            &[GOOD4, (0, "udp", "absent")],
+        ),
+        same("icmp", 1, eth(&v4_icmp), &[GOOD4, (0, "icmp", "good")]),
+        case(
+            "icmp, bad",
+            1,
+            eth(&spoil(v4_icmp.clone(), 22)),
+            eth(&v4_icmp),
+            &[GOOD4, (0, "icmp", "bad")],
+        ),
+        same("ipv6 tcp", 1, eth(&v6_tcp), &[(0, "tcp", "good")]),
+        case(
+            "ipv6 tcp, bad",
+            1,
+            eth(&spoil(v6_tcp.clone(), 56)),
+            eth(&v6_tcp),
+            &[(0, "tcp", "bad")],
+        ),
+        same("ipv6 udp", 1, eth(&v6_udp), &[(0, "udp", "good")]),
+        case(
+            "ipv6 udp, bad",
+            1,
+            eth(&spoil(v6_udp.clone(), 46)),
+            eth(&v6_udp),
+            &[(0, "udp", "bad")],
+        ),
+        case(
+            "ipv6 udp zero: illegal",
+            1,
+            eth(&set16(v6_udp.clone(), 46, 0)),
+            eth(&v6_udp),
+            &[(0, "udp", "illegal")],
+        ),
+        same("icmpv6", 1, eth(&v6_icmp), &[(0, "icmpv6", "good")]),
+        case(
+            "icmpv6, bad",
+            1,
+            eth(&spoil(v6_icmp.clone(), 42)),
+            eth(&v6_icmp),
+            &[(0, "icmpv6", "bad")],
+        ),
+        case(
+            "ipv4 options, bad tcp",
+            1,
+            eth(&spoil(v4_options.clone(), 44)),
+            eth(&v4_options),
+            &[GOOD4, (0, "tcp", "bad")],
+        ),
+        case(
+            "ipv4 options, bad header",
+            1,
+            eth(&spoil(v4_options.clone(), 10)),
+            eth(&v4_options),
+            &[(0, "ipv4", "bad"), (0, "tcp", "good")],
+        ),
+        same(
+            "ipv6 extension headers, routing type 2",
+            1,
+            eth(&v6_chain),
+            &[(0, "udp", "good")],
+        ),
+        case(
+            "ipv6 extension headers, bad udp",
+            1,
+            eth(&spoil(v6_chain.clone(), chain_udp)),
+            eth(&v6_chain),
+            &[(0, "udp", "bad")],
+        ),
+        same(
+            "ipv4 first fragment",
+            1,
+            eth(&first_fragment),
+            &[GOOD4, (0, "udp", "unverified")],
+        ),
+        same("ipv4 later fragment", 1, eth(&later_fragment), &[GOOD4]),
+        case(
+            "ipv4 later fragment, bad header",
+            1,
+            eth(&spoil(later_fragment.clone(), 10)),
+            eth(&later_fragment),
+            &[(0, "ipv4", "bad")],
+        ),
+        same(
+            "ipv6 first fragment",
+            1,
+            eth(&v6_first),
+            &[(0, "udp", "unverified")],
+        ),
+        same("ipv6 later fragment", 1, eth(&v6_later), &[]),
+        same(
+            "padding",
+            1,
+            eth_padded(&small_udp),
+            &[GOOD4, (0, "udp", "good")],
+        ),
+        case(
+            "padding, bad udp",
+            1,
+            eth_padded(&spoil(small_udp.clone(), 26)),
+            eth_padded(&small_udp),
+            &[GOOD4, (0, "udp", "bad")],
+        ),
+        same(
+            "ipv6 padding",
+            1,
+            eth_padded(&small_v6),
+            &[(0, "udp", "good")],
+        ),
+        case(
+            "802.1ad + 802.1Q, bad udp",
+            1,
+            ethernet(&[0x88a8, 0x8100], 0x0800, &spoil(v4_udp.clone(), 26)),
+            ethernet(&[0x88a8, 0x8100], 0x0800, &v4_udp),
+            &[GOOD4, (0, "udp", "bad")],
+        ),
+        same(
+            "802.1Q ipv6",
+            1,
+            ethernet(&[0x8100], 0x86dd, &v6_tcp),
+            &[(0, "tcp", "good")],
+        ),
+        same(
+            "three tags",
+            1,
+            ethernet(&[0x88a8, 0x8100, 0x8100], 0x0800, &v4_icmp),
+            &[GOOD4, (0, "icmp", "good")],
+        ),
+        same("arp: not ip", 1, ethernet(&[], 0x0806, &[0; 28]), &[]),
+        same(
+            "ipv4 header cut after its checksum",
+            1,
+            ethernet(&[], 0x0800, &[0x45; 12]),
+            &[(0, "ipv4", "unverified")],
+        ),
+        same(
+            "ipv4 header length below 5",
+            1,
+            ethernet(&[], 0x0800, &[0x44; 40]),
+            &[],
+        ),
+        case(
+            "ip in ip, bad inner tcp",
+            1,
+            eth(&ipip(&spoil(inner_tcp.clone(), 36))),
+            eth(&ipip(&inner_tcp)),
+            &[GOOD4, (1, "ipv4", "good"), (1, "tcp", "bad")],
+        ),
+        case(
+            "ip in ip, bad inner header",
+            1,
+            eth(&ipip(&spoil(inner_tcp.clone(), 10))),
+            eth(&ipip(&inner_tcp)),
+            &[GOOD4, (1, "ipv4", "bad"), (1, "tcp", "good")],
+        ),
+        same(
+            "ipv6 in ipv4",
+            1,
+            eth(&ipv4(41, &inner_v6)),
+            &[GOOD4, (1, "udp", "good")],
+        ),
+        case(
+            "gre with checksum, bad inner udp",
+            1,
+            eth(&gre(&spoil(inner_udp.clone(), 26))),
+            eth(&gre(&inner_udp)),
+            &[GOOD4, (1, "ipv4", "good"), (1, "udp", "bad")],
+        ),
+        same(
+            "gre, ethernet",
+            1,
+            eth(&ipv4(47, &teb)),
+            &[GOOD4, (1, "icmpv6", "good")],
+        ),
+        same(
+            "vxlan",
+            1,
+            eth(&vxlan(&inner_eth_tcp)),
+            &[
+                GOOD4,
+                (0, "udp", "good"),
+                (1, "ipv4", "good"),
+                (1, "tcp", "good"),
+            ],
+        ),
+        case(
+            "vxlan, bad inner tcp",
+            1,
+            eth(&vxlan(&inner_eth_bad)),
+            eth(&vxlan(&inner_eth_tcp)),
+            &[
+                GOOD4,
+                (0, "udp", "good"),
+                (1, "ipv4", "good"),
+                (1, "tcp", "bad"),
+            ],
+        ),
+    ];
+    // Cut by the snap length: in the data, before the TCP checksum field,
+    // inside the IPv4 header.
+    let long = ipv4(6, &tcp(&A4, &payload(1000)));
+    for (name, snaplen, expect) in [
+        (
+            "snap length in the data",
+            100,
+            &[GOOD4, (0, "tcp", "unverified")][..],
+        ),
+        (
+            "snap length before the tcp checksum",
+            14 + 20 + 10,
+            &[GOOD4][..],
+        ),
+        ("snap length in the ipv4 header", 14 + 10, &[][..]),
+    ] {
+        let bad = eth(&spoil(long.clone(), 36));
+        let mut c = same(name, 1, bad, expect);
+        c.input.snaplen = Some(snaplen);
+        c.fixed.snaplen = Some(snaplen);
+        cases.push(c);
+    }
+    cases
+}
+
+/// Cases of the other link types: (link type, file name, cases).
+fn link_cases() -> Vec<(u16, &'static str, Vec<Case>)> {
+    let data = payload(60);
+    let v4 = ipv4(6, &tcp(&A4, &data));
+    let v4_bad = spoil(v4.clone(), 36);
+    let v6 = ipv6(17, &udp(&A6, &data));
+    let v6_bad = spoil(v6.clone(), 46);
+    let bad4: &[(u8, &str, &str)] = &[GOOD4, (0, "tcp", "bad")];
+    let good6: &[(u8, &str, &str)] = &[(0, "udp", "good")];
+    let bad6: &[(u8, &str, &str)] = &[(0, "udp", "bad")];
+    let pair = |link: u16, wrap: &dyn Fn(&[u8]) -> Vec<u8>| {
+        vec![
+            case("ipv4, bad tcp", link, wrap(&v4_bad), wrap(&v4), bad4),
+            same("ipv6", link, wrap(&v6), good6),
+            case("ipv6, bad udp", link, wrap(&v6_bad), wrap(&v6), bad6),
+        ]
+    };
+    let ethertype = |ip: &[u8]| if ip[0] >> 4 == 4 { 0x0800 } else { 0x86dd };
+    let v6_family = |ip: &[u8], family_v6: u32| if ip[0] >> 4 == 4 { 2 } else { family_v6 };
+    let mut sll_cases = pair(113, &|ip| sll(ethertype(ip), ip));
+    sll_cases.push(same("sll arp", 113, sll(0x0806, &[0; 28]), &[]));
+    sll_cases.push(same(
+        "sll vlan",
+        113,
+        sll(0x8100, &[&[0, 5, 0x86, 0xdd][..], &v6].concat()),
+        good6,
+    ));
+    let mut null = pair(0, &|ip| family(v6_family(ip, 24), false, ip));
+    null.extend(pair(0, &|ip| family(v6_family(ip, 30), true, ip)));
+    null.push(same("freebsd ipv6", 0, family(28, false, &v6), good6));
+    null.push(same("unknown family", 0, family(7, false, &v6), &[]));
+    vec![
+        (113, "sll", sll_cases),
+        (276, "sll2", pair(276, &|ip| sll2(ethertype(ip), ip))),
+        (101, "raw", pair(101, &|ip| ip.to_vec())),
+        (12, "dlt-raw-12", pair(12, &|ip| ip.to_vec())),
+        (
+            228,
+            "ipv4",
+            vec![
+                case("ipv4, bad tcp", 228, v4_bad.clone(), v4.clone(), bad4),
+                same("ipv6 on an ipv4 link, as wireshark", 228, v6.clone(), good6),
+            ],
+        ),
+        (
+            229,
+            "ipv6",
+            vec![case("ipv6, bad udp", 229, v6_bad.clone(), v6.clone(), bad6)],
+        ),
+        (0, "null", null),
+        (
+            108,
+            "loop",
+            pair(108, &|ip| family(v6_family(ip, 24), true, ip)),
+        ),
+    ]
+}
+
+/// A capture file to test: its name, the bytes as captured and as fix
+/// must make them, and the lines verify must print: (frame, depth, proto,
+/// status).
+struct Sample {
+    name: String,
+    input: Vec<u8>,
+    fixed: Vec<u8>,
+    lines: Vec<(u64, u8, String, String)>,
+    /// The name of each frame's case, for messages.
+    frames: Vec<&'static str>,
+}
+
+fn sample(name: String, format: Format, cases: &[&Case]) -> Sample {
+    let input: Vec<Frame> = cases.iter().map(|c| c.input.clone()).collect();
+    let fixed: Vec<Frame> = cases.iter().map(|c| c.fixed.clone()).collect();
+    let mut lines = Vec::new();
+    for (i, c) in cases.iter().enumerate() {
+        // The pcapng writer puts a custom block after the first packet,
+        // which is a frame too, as Wireshark numbers them.
+        let number = i as u64 + 1 + u64::from(i > 0 && matches!(format, Format::PcapNg { .. }));
+        for &(depth, proto, status) in &c.expect {
+            lines.push((number, depth, proto.to_owned(), status.to_owned()));
+        }
+    }
+    let frames = cases.iter().map(|c| c.name).collect();
+    Sample {
+        name,
+        input: write(format, &input),
+        fixed: write(format, &fixed),
+        lines,
+        frames,
+    }
+}
+
+/// Every sample capture: the Ethernet cases in every format, each other
+/// link type in a pcap file, and everything in one pcapng file with a
+/// frame of a link type not decoded (USER0, 147).
+fn samples() -> Vec<Sample> {
+    let ethernet = ethernet_cases();
+    let links = link_cases();
+    let all: Vec<&Case> = ethernet.iter().collect();
+    let mut samples: Vec<Sample> = FORMATS
+        .iter()
+        .map(|&format| {
+            sample(
+                format!("ethernet-{}.{}", format.name(), format.extension()),
+                format,
+                &all,
+            )
+        })
+        .collect();
+    let pcap = Format::Pcap {
+        nanosecond: false,
+        big_endian: false,
+    };
+    for (_, name, cases) in &links {
+        let cases: Vec<&Case> = cases.iter().collect();
+        samples.push(sample(format!("link-{name}.pcap"), pcap, &cases));
+    }
+    let user0 = same("link type 147", 147, eth(&ipv4(6, &tcp(&A4, b"x"))), &[]);
+    let mut mixed: Vec<&Case> = vec![&user0];
+    mixed.extend(links.iter().flat_map(|(_, _, cases)| cases));
+    mixed.extend(&ethernet);
+    for big_endian in [false, true] {
+        let format = Format::PcapNg { big_endian };
+        samples.push(sample(
+            format!("mixed-{}.pcapng", format.name()),
+            format,
+            &mixed,
+        ));
+    }
+    samples
+}
+
+// Running the binary.
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("fastpath-pcap-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn fastpath(args: &[&str]) -> Output {
+    Command::new(FASTPATH)
+        .args(args)
+        .output()
+        .expect("run fastpath")
+}
+
+fn path(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// A JSON line of verify: file, frame, depth, proto, status, stored,
+/// computed.
+type Line = (String, u64, u8, String, String, u16, u16);
+
+/// A JSON line of verify, parsed.
+fn parse_line(line: &str) -> Line {
+    let v: serde_json::Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("{line}: {e}"));
+    let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(keys.len(), 7, "{line}");
+    (
+        v["file"].as_str().unwrap().to_owned(),
+        v["frame"].as_u64().unwrap(),
+        v["depth"].as_u64().unwrap() as u8,
+        v["proto"].as_str().unwrap().to_owned(),
+        v["status"].as_str().unwrap().to_owned(),
+        v["stored"].as_u64().unwrap() as u16,
+        v["computed"].as_u64().unwrap() as u16,
+    )
+}
+
+fn verify_json(file: &Path) -> (Output, Vec<Line>) {
+    let out = fastpath(&["pcap", "verify", "--json", path(file)]);
+    let lines = String::from_utf8(out.stdout.clone())
+        .unwrap()
+        .lines()
+        .map(parse_line)
+        .collect();
+    (out, lines)
+}
+
+fn write_samples(dir: &Path) -> Vec<(Sample, PathBuf)> {
+    samples()
+        .into_iter()
+        .map(|s| {
+            let file = dir.join(&s.name);
+            fs::write(&file, &s.input).unwrap();
+            (s, file)
+        })
+        .collect()
+}
+
+#[test]
+fn verify_reports_every_case() {
+    let dir = temp_dir("verify");
+    for (sample, file) in write_samples(&dir) {
+        let (out, lines) = verify_json(&file);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let got: Vec<_> = lines
+            .iter()
+            .map(|l| (l.1, l.2, l.3.clone(), l.4.clone()))
+            .collect();
+        assert_eq!(
+            got, sample.lines,
+            "{}: {stderr}\nframes: {:?}",
+            sample.name, sample.frames
+        );
+        let any_bad = sample
+            .lines
+            .iter()
+            .any(|l| l.3 == "bad" || l.3 == "illegal");
+        assert_eq!(
+            out.status.code(),
+            Some(i32::from(any_bad)),
+            "{}: {stderr}",
+            sample.name
+        );
+        for (name, frame, depth, proto, status, stored, computed) in &lines {
+            assert_eq!(name, path(&file));
+            // Only a fix changes a field, and an outer checksum over a
+            // tunnel whose inner packet is fixed.
+            let changes = matches!(status.as_str(), "bad" | "illegal")
+                || lines
+                    .iter()
+                    .any(|l| l.1 == *frame && l.2 > *depth && l.4 == "bad");
+            if !changes {
+                assert_eq!(stored, computed, "{}: frame {frame} {proto}", sample.name);
+            } else if status != "good" {
+                assert_ne!(stored, computed, "{}: frame {frame} {proto}", sample.name);
+            }
+        }
+    }
+    fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn fix_changes_only_checksums_and_then_verify_finds_none_bad() {
+    let dir = temp_dir("fix");
+    let samples_dir = std::env::var_os("FASTPATH_PCAP_SAMPLES").map(PathBuf::from);
+    for (sample, file) in write_samples(&dir) {
+        let fixed = dir.join(format!("fixed-{}", sample.name));
+        let out = fastpath(&["pcap", "fix", path(&file), "-o", path(&fixed)]);
+        assert!(
+            out.status.success(),
+            "{}: {}",
+            sample.name,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let summary = String::from_utf8(out.stdout).unwrap();
+        assert!(summary.contains("fixed "), "{summary}");
+        let bytes = fs::read(&fixed).unwrap();
+        // Byte for byte what the same capture built right holds: every
+        // other byte, every block, every frame's metadata as it was.
+        assert_eq!(bytes.len(), sample.fixed.len(), "{}", sample.name);
+        let differ: Vec<usize> = (0..bytes.len())
+            .filter(|&i| bytes[i] != sample.fixed[i])
+            .collect();
+        assert!(
+            differ.is_empty(),
+            "{}: bytes {differ:?} differ",
+            sample.name
+        );
+        let (out, lines) = verify_json(&fixed);
+        assert_eq!(out.status.code(), Some(0), "{}", sample.name);
+        assert!(
+            lines.iter().all(|l| l.4 != "bad" && l.4 != "illegal"),
+            "{}",
+            sample.name
+        );
+        // What verify said a fix would write is what the fix wrote.
+        let (_, before) = verify_json(&file);
+        assert_eq!(before.len(), lines.len(), "{}", sample.name);
+        for (b, a) in before.iter().zip(&lines) {
+            assert_eq!(
+                (b.1, b.2, &b.3, b.6),
+                (a.1, a.2, &a.3, a.5),
+                "{}",
+                sample.name
+            );
+        }
+        if let Some(to) = &samples_dir {
+            fs::create_dir_all(to).unwrap();
+            fs::copy(&file, to.join(&sample.name)).unwrap();
+            fs::copy(&fixed, to.join(format!("fixed-{}", sample.name))).unwrap();
+        }
+    }
+    fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn fix_only_restricts_the_layers() {
+    let dir = temp_dir("only");
+    let good = ipv4(6, &tcp(&A4, &payload(40)));
+    let bad = spoil(spoil(good.clone(), 10), 36);
+    let udp_bad = spoil(ipv4(17, &udp(&A4, &payload(40))), 26);
+    let pcap = |frames: &[Vec<u8>]| {
+        capture::pcap(
+            false,
+            false,
+            &frames.iter().map(|f| frame(1, eth(f))).collect::<Vec<_>>(),
+        )
+    };
+    let input = dir.join("in.pcap");
+    fs::write(&input, pcap(&[bad.clone(), udp_bad.clone()])).unwrap();
+    let out_path = dir.join("out.pcap");
+    let out = fastpath(&[
+        "pcap",
+        "fix",
+        path(&input),
+        "-o",
+        path(&out_path),
+        "--only",
+        "ipv4,udp",
+    ]);
+    assert!(out.status.success());
+    let summary = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        summary.contains("fixed 2 checksums in 2 of 2 frames (ipv4 1, udp 1)"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("1 wrong checksums of protocols not in --only left"),
+        "{summary}"
+    );
+    let tcp_still_bad = spoil(good.clone(), 36);
+    let clean_udp = ipv4(17, &udp(&A4, &payload(40)));
+    assert_eq!(
+        fs::read(&out_path).unwrap(),
+        pcap(&[tcp_still_bad, clean_udp])
+    );
+    let out = fastpath(&[
+        "pcap",
+        "fix",
+        path(&input),
+        "-o",
+        path(&out_path),
+        "--only",
+        "ip",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("ipv4"));
+    fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn fix_refuses_to_overwrite_its_input_without_in_place() {
+    let dir = temp_dir("in-place");
+    let bad = capture::pcap(
+        false,
+        false,
+        &[frame(1, eth(&spoil(ipv4(6, &tcp(&A4, b"data")), 36)))],
+    );
+    let good = capture::pcap(false, false, &[frame(1, eth(&ipv4(6, &tcp(&A4, b"data"))))]);
+    let input = dir.join("in.pcap");
+    fs::write(&input, &bad).unwrap();
+    let link = dir.join("hard-link.pcap");
+    fs::hard_link(&input, &link).unwrap();
+    let symlink = dir.join("symlink.pcap");
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(&input, &symlink).unwrap();
+    let dotted = dir.join(".").join("in.pcap");
+    for out in [&input, &link, &symlink, &dotted] {
+        let result = fastpath(&["pcap", "fix", path(&input), "-o", path(out)]);
+        assert_eq!(result.status.code(), Some(2), "{}", out.display());
+        let stderr = String::from_utf8_lossy(&result.stderr);
+        assert!(stderr.contains("--in-place"), "{stderr}");
+        assert_eq!(fs::read(&input).unwrap(), bad);
+    }
+    let other = dir.join("other.pcap");
+    let result = fastpath(&[
+        "pcap",
+        "fix",
+        path(&input),
+        "-o",
+        path(&other),
+        "--in-place",
+    ]);
+    assert_eq!(result.status.code(), Some(2));
+    assert!(!other.exists());
+    // In place, through the symbolic link: the file it points to changes,
+    // the link stays a link.
+    let result = fastpath(&["pcap", "fix", "--in-place", path(&symlink)]);
+    assert!(
+        result.status.success(),
+        "{}",
+        String::from_utf8_lossy(&result.stderr)
+    );
+    assert_eq!(fs::read(&input).unwrap(), good);
+    assert!(
+        fs::symlink_metadata(&symlink)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    fs::write(&input, &bad).unwrap();
+    let result = fastpath(&[
+        "pcap",
+        "fix",
+        path(&input),
+        "-o",
+        path(&input),
+        "--in-place",
+    ]);
+    assert!(result.status.success());
+    assert_eq!(fs::read(&input).unwrap(), good);
+    // No temporary file is left behind.
+    let names: Vec<_> = fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(
+        names
+            .iter()
+            .all(|n| !n.to_string_lossy().contains("fastpath-fix")),
+        "{names:?}"
+    );
+    fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn exit_status_and_errors_name_the_file_and_offset() {
+    let dir = temp_dir("errors");
+    let good = capture::pcap(false, false, &[frame(1, eth(&ipv4(6, &tcp(&A4, b"data"))))]);
+    let bad = capture::pcap(
+        false,
+        false,
+        &[frame(1, eth(&spoil(ipv4(6, &tcp(&A4, b"data")), 36)))],
+    );
+    let files = [
+        ("good.pcap", good.clone()),
+        ("bad.pcap", bad),
+        ("empty.pcap", Vec::new()),
+    ];
+    for (name, bytes) in &files {
+        fs::write(dir.join(name), bytes).unwrap();
+    }
+    let (good_file, bad_file) = (dir.join("good.pcap"), dir.join("bad.pcap"));
+    assert_eq!(
+        fastpath(&["pcap", "verify", path(&good_file)])
+            .status
+            .code(),
+        Some(0)
+    );
+    let out = fastpath(&["pcap", "verify", path(&bad_file)]);
+    assert_eq!(out.status.code(), Some(1));
+    let summary = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        summary.contains("1 bad checksums in 1 frames") && summary.contains("frame 1: tcp bad"),
+        "{summary}"
+    );
+    // A file that can't be read wins over a bad checksum, and the others
+    // are still verified.
+    let missing = dir.join("missing.pcap");
+    let out = fastpath(&["pcap", "verify", "--json", path(&missing), path(&bad_file)]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("missing.pcap") && stderr.contains("byte offset 0"),
+        "{stderr}"
+    );
+    assert_eq!(String::from_utf8(out.stdout).unwrap().lines().count(), 2);
+
+    // Truncated in a record: the frames before it are reported.
+    let two = capture::pcap(
+        false,
+        false,
+        &[
+            frame(1, eth(&ipv4(6, &tcp(&A4, b"data")))),
+            frame(1, eth(&ipv4(6, &tcp(&A4, b"data")))),
+        ],
+    );
+    let cut = dir.join("cut.pcap");
+    fs::write(&cut, &two[..two.len() - 5]).unwrap();
+    let out = fastpath(&["pcap", "verify", "--json", path(&cut)]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let second = good.len();
+    assert!(
+        stderr.contains("cut.pcap") && stderr.contains("truncated file"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("byte offset {second}")),
+        "{stderr}"
+    );
+    assert_eq!(String::from_utf8(out.stdout).unwrap().lines().count(), 2);
+
+    // Not a capture; an empty file; an absurd record length.
+    let mut absurd = good.clone();
+    absurd[24 + 8..24 + 12].copy_from_slice(&0x7fff_fff0u32.to_le_bytes());
+    fs::write(dir.join("absurd.pcap"), &absurd).unwrap();
+    fs::write(dir.join("text.pcap"), b"hello, world\n").unwrap();
+    for (name, message) in [
+        ("text.pcap", "not a pcap or pcapng file"),
+        ("empty.pcap", "empty file"),
+        ("absurd.pcap", "byte offset 24"),
+    ] {
+        let out = fastpath(&["pcap", "verify", path(&dir.join(name))]);
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains(name) && stderr.contains(message),
+            "{name}: {stderr}"
+        );
+        // fix fails the same way and writes nothing.
+        let out_file = dir.join(format!("fixed-{name}"));
+        let out = fastpath(&["pcap", "fix", path(&dir.join(name)), "-o", path(&out_file)]);
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        assert!(!out_file.exists());
+    }
+    // fix on a truncated file leaves an existing output alone.
+    let existing = dir.join("existing.pcap");
+    fs::write(&existing, b"keep me").unwrap();
+    let out = fastpath(&["pcap", "fix", path(&cut), "-o", path(&existing)]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(fs::read(&existing).unwrap(), b"keep me");
+    fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn pcapng_block_and_packet_kinds() {
+    // A Simple Packet Block and an obsolete Packet Block, on interface 0;
+    // an EPB naming an interface never described; a second section of the
+    // other byte order, whose interfaces start over.
+    let bad = eth(&spoil(ipv4(17, &udp(&A4, &payload(30))), 26));
+    let good = eth(&ipv4(17, &udp(&A4, &payload(30))));
+    let build = |frame_bytes: &[u8]| {
+        let mut out = section_header(false);
+        out.extend(interface(false, 1, 0));
+        let mut spb = (frame_bytes.len() as u32).to_le_bytes().to_vec();
+        spb.extend(frame_bytes);
+        out.extend(block(false, 3, &spb));
+        let mut pb = vec![0, 0, 0, 0];
+        pb.extend([0; 8]);
+        pb.extend((frame_bytes.len() as u32).to_le_bytes());
+        pb.extend((frame_bytes.len() as u32).to_le_bytes());
+        pb.extend(frame_bytes);
+        out.extend(block(false, 2, &pb));
+        out.extend(enhanced_packet(
+            false,
+            5,
+            0,
+            &frame(1, frame_bytes.to_vec()),
+        ));
+        out.extend(section_header(true));
+        out.extend(interface(true, 101, 0));
+        out.extend(enhanced_packet(
+            true,
+            0,
+            0,
+            &frame(101, frame_bytes[14..].to_vec()),
+        ));
+        out
+    };
+    let dir = temp_dir("pcapng");
+    let input = dir.join("kinds.pcapng");
+    fs::write(&input, build(&bad)).unwrap();
+    let (out, lines) = verify_json(&input);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got: Vec<_> = lines
+        .iter()
+        .map(|l| (l.1, l.3.as_str(), l.4.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (1, "ipv4", "good"),
+            (1, "udp", "bad"),
+            (2, "ipv4", "good"),
+            (2, "udp", "bad"),
+            (4, "ipv4", "good"),
+            (4, "udp", "bad"),
+        ]
+    );
+    let fixed = dir.join("fixed.pcapng");
+    assert!(
+        fastpath(&["pcap", "fix", path(&input), "-o", path(&fixed)])
+            .status
+            .success()
+    );
+    let mut expected = build(&good);
+    // The frame of the undescribed interface is left as it was.
+    let third = find(&build(&bad), &bad, 3);
+    expected[third..third + bad.len()].copy_from_slice(&bad);
+    assert_eq!(fs::read(&fixed).unwrap(), expected);
+    fs::remove_dir_all(dir).unwrap();
+}
+
+/// The offset of the `n`th occurrence of `needle` in `haystack`.
+fn find(haystack: &[u8], needle: &[u8], n: usize) -> usize {
+    (0..haystack.len() - needle.len())
+        .filter(|&i| haystack[i..].starts_with(needle))
+        .nth(n - 1)
+        .unwrap()
+}
+
+#[test]
+fn verify_survives_truncation_and_mutation_of_every_sample() {
+    // Every prefix and many single-byte mutations of small captures: a
+    // verdict or an error, exit status 0, 1 or 2, never a crash or a hang.
+    let dir = temp_dir("mutations");
+    let frames = [
+        frame(1, eth(&spoil(ipv4(17, &udp(&A4, b"abc")), 26))),
+        frame(1, eth(&vxlan(&eth(&ipv4(6, &tcp(&A4, b"x")))))),
+    ];
+    let mut files = Vec::new();
+    for format in [
+        Format::Pcap {
+            nanosecond: false,
+            big_endian: true,
+        },
+        Format::PcapNg { big_endian: false },
+    ] {
+        let bytes = write(format, &frames);
+        for cut in (0..bytes.len()).step_by(3) {
+            files.push(bytes[..cut].to_vec());
+        }
+        for i in 0..bytes.len() {
+            let mut mutated = bytes.clone();
+            mutated[i] ^= 0x80 | i as u8;
+            files.push(mutated);
+        }
+    }
+    // One process verifies many files.
+    for (chunk_index, chunk) in files.chunks(200).enumerate() {
+        let mut args = vec!["pcap".to_owned(), "verify".to_owned(), "--json".to_owned()];
+        for (i, bytes) in chunk.iter().enumerate() {
+            let file = dir.join(format!("{chunk_index}-{i}.pcap"));
+            fs::write(&file, bytes).unwrap();
+            args.push(path(&file).to_owned());
+        }
+        let out = Command::new(FASTPATH).args(&args).output().unwrap();
+        assert!(matches!(out.status.code(), Some(0..=2)), "{:?}", out.status);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        for line in String::from_utf8(out.stdout).unwrap().lines() {
+            parse_line(line);
+        }
+    }
+    fs::remove_dir_all(dir).unwrap();
+}
+
+/// The peak resident memory of a child, in bytes, from wait4.
+#[cfg(target_os = "linux")]
+// The child is reaped by wait4, which std does not know about.
+#[allow(clippy::zombie_processes)]
+fn run_measuring_memory(args: &[&str]) -> (i32, u64) {
+    let child = Command::new(FASTPATH)
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut status = 0;
+    // SAFETY: a zeroed rusage is a valid value for wait4 to fill.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: the pid is our child's, not yet waited for; the pointers are
+    // to live locals.
+    let pid = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
+    assert_eq!(pid, child.id() as libc::pid_t);
+    assert!(libc::WIFEXITED(status));
+    // ru_maxrss is in KiB on Linux.
+    (libc::WEXITSTATUS(status), usage.ru_maxrss as u64 * 1024)
+}
+
+/// verify and fix stream: under 64 MiB of memory on a capture of more than
+/// 2 GB. It writes 4.4 GB to the temporary directory (FASTPATH_PCAP_BIG_DIR
+/// to put it elsewhere) and takes about 20 s; FASTPATH_SKIP_HUGE_TESTS=1
+/// skips it.
+#[test]
+#[cfg(target_os = "linux")]
+fn memory_stays_bounded_on_a_capture_over_2_gb() {
+    use std::io::Write;
+    if std::env::var_os("FASTPATH_SKIP_HUGE_TESTS").is_some() {
+        eprintln!("skipped: FASTPATH_SKIP_HUGE_TESTS is set");
+        return;
+    }
+    let base =
+        std::env::var_os("FASTPATH_PCAP_BIG_DIR").map_or_else(std::env::temp_dir, PathBuf::from);
+    let dir = base.join(format!("fastpath-pcap-big-{}", std::process::id()));
+    fs::create_dir_all(&dir).unwrap();
+    let input = dir.join("big.pcapng");
+    // pcapng, so that fix copies blocks with options; every 1000th frame
+    // has a bad TCP checksum.
+    let good = eth(&ipv4(6, &tcp(&A4, &payload(1460))));
+    let bad = eth(&spoil(ipv4(6, &tcp(&A4, &payload(1460))), 36));
+    let good_block = enhanced_packet(false, 0, 0, &frame(1, good));
+    let bad_block = enhanced_packet(false, 0, 0, &frame(1, bad));
+    let mut out = std::io::BufWriter::with_capacity(1 << 20, fs::File::create(&input).unwrap());
+    out.write_all(&section_header(false)).unwrap();
+    out.write_all(&interface(false, 1, 0)).unwrap();
+    let mut written = 0u64;
+    let mut frames = 0u64;
+    while written < 2_200_000_000 {
+        let block = if frames % 1000 == 999 {
+            &bad_block
+        } else {
+            &good_block
+        };
+        out.write_all(block).unwrap();
+        written += block.len() as u64;
+        frames += 1;
+    }
+    out.flush().unwrap();
+    drop(out);
+    let limit = 64 << 20;
+    let (code, verify_peak) = run_measuring_memory(&["pcap", "verify", path(&input)]);
+    assert_eq!(code, 1);
+    let output = dir.join("fixed.pcapng");
+    let (code, fix_peak) =
+        run_measuring_memory(&["pcap", "fix", path(&input), "-o", path(&output)]);
+    assert_eq!(code, 0);
+    eprintln!(
+        "{frames} frames, {written} bytes: peak memory verify {verify_peak} B, fix {fix_peak} B"
+    );
+    assert_eq!(
+        fs::metadata(&output).unwrap().len(),
+        fs::metadata(&input).unwrap().len()
+    );
+    fs::remove_dir_all(&dir).unwrap();
+    assert!(verify_peak < limit, "verify: {verify_peak} bytes");
+    assert!(fix_peak < limit, "fix: {fix_peak} bytes");
+}
