@@ -119,6 +119,11 @@ pub struct Checksum {
 
 impl Checksum {
     /// A checksum over no data.
+    ///
+    /// ```
+    /// let empty = fastpath::Checksum::new();
+    /// assert_eq!((empty.sum(), empty.finish()), (0, 0xffff));
+    /// ```
     #[inline]
     pub const fn new() -> Checksum {
         Checksum { sum: 0, odd: false }
@@ -141,6 +146,16 @@ impl Checksum {
     }
 
     /// Adds the bytes of `data`, which follow those added so far.
+    ///
+    /// ```
+    /// use fastpath::Checksum;
+    ///
+    /// // Pieces of any length, odd ones included.
+    /// let mut sum = Checksum::new();
+    /// sum.update(b"hello");
+    /// sum.update(b", world");
+    /// assert_eq!(sum.finish(), fastpath::checksum(b"hello, world"));
+    /// ```
     #[inline]
     pub fn update(&mut self, data: &[u8]) {
         self.append(sum(data), data.len() % 2 == 1);
@@ -190,6 +205,22 @@ impl Checksum {
     /// added where it lands no matter how many bytes came before (like
     /// Linux's `csum_add`), so it leaves the byte count unchanged: this is
     /// how pseudo-header fields and length fields are added.
+    ///
+    /// ```
+    /// use fastpath::Checksum;
+    ///
+    /// // After an even number of bytes, the same as adding the value's bytes.
+    /// let (mut by_value, mut by_bytes) = (Checksum::new(), Checksum::new());
+    /// by_value.add_u16(0x1234);
+    /// by_bytes.update(&[0x12, 0x34]);
+    /// assert_eq!(by_value, by_bytes);
+    ///
+    /// // After an odd number, still one whole word.
+    /// let mut odd = Checksum::new();
+    /// odd.update(&[0xab]);
+    /// odd.add_u16(0x0011);
+    /// assert_eq!((odd.sum(), odd.is_odd()), (0xab11, true));
+    /// ```
     #[inline]
     pub fn add_u16(&mut self, value: u16) {
         self.sum = scalar::add16(self.sum, value);
@@ -197,6 +228,12 @@ impl Checksum {
 
     /// Adds a 32-bit value, as two big-endian words (an IPv4 address), in the
     /// way of [`add_u16`](Self::add_u16).
+    ///
+    /// ```
+    /// let mut sum = fastpath::Checksum::new();
+    /// sum.add_u32(u32::from_be_bytes([192, 168, 0, 1]));
+    /// assert_eq!(sum.sum(), 0xc0a8 + 0x0001);
+    /// ```
     #[inline]
     pub fn add_u32(&mut self, value: u32) {
         self.add_u16((value >> 16) as u16);
@@ -205,12 +242,28 @@ impl Checksum {
 
     /// The folded ones'-complement sum so far, not complemented: what DPDK's
     /// `rte_raw_cksum` returns. It is 0 only if every byte added was 0.
+    ///
+    /// ```
+    /// let mut sum = fastpath::Checksum::new();
+    /// // The example of RFC 1071 §3.
+    /// sum.update(&[0x00, 0x01, 0xf2, 0x03, 0xf4, 0xf5, 0xf6, 0xf7]);
+    /// assert_eq!(sum.sum(), 0xddf2);
+    /// assert_eq!(sum.finish(), !0xddf2);
+    /// ```
     #[inline]
     pub const fn sum(&self) -> u16 {
         self.sum
     }
 
     /// Whether an odd number of bytes has been added.
+    ///
+    /// ```
+    /// let mut sum = fastpath::Checksum::new();
+    /// sum.update(b"abc");
+    /// assert!(sum.is_odd());
+    /// sum.update(b"d");
+    /// assert!(!sum.is_odd());
+    /// ```
     #[inline]
     pub const fn is_odd(&self) -> bool {
         self.odd
@@ -218,6 +271,15 @@ impl Checksum {
 
     /// The Internet checksum of everything added: the ones' complement of
     /// [`sum`](Self::sum), as [`checksum`] returns it.
+    ///
+    /// ```
+    /// let mut sum = fastpath::Checksum::new();
+    /// sum.update(b"data");
+    /// assert_eq!(sum.finish(), fastpath::checksum(b"data"));
+    /// // Finishing does not end the stream.
+    /// sum.update(b" and more");
+    /// assert_eq!(sum.finish(), fastpath::checksum(b"data and more"));
+    /// ```
     #[inline]
     pub const fn finish(&self) -> u16 {
         !self.sum

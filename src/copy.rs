@@ -135,6 +135,19 @@ impl Checksum {
     /// # Panics
     ///
     /// If `dst` and `src` have different lengths.
+    ///
+    /// ```
+    /// use core::mem::MaybeUninit;
+    /// use fastpath::Checksum;
+    ///
+    /// let mut ring = [MaybeUninit::<u8>::uninit(); 64];
+    /// let mut sum = Checksum::new();
+    /// let header = sum.update_copy_uninit(&mut ring[..3], b"hdr");
+    /// assert_eq!(header, b"hdr");
+    /// let payload = sum.update_copy_uninit(&mut ring[3..8], b"bytes");
+    /// assert_eq!(payload, b"bytes");
+    /// assert_eq!(sum.finish(), fastpath::checksum(b"hdrbytes"));
+    /// ```
     #[inline]
     pub fn update_copy_uninit<'d>(
         &mut self,
@@ -149,6 +162,16 @@ impl Checksum {
 }
 
 /// The error of [`try_copy_checksum`]: the two slices differ in length.
+///
+/// ```
+/// let mut dst = [0u8; 4];
+/// let err = fastpath::try_copy_checksum(&mut dst, b"too long").unwrap_err();
+/// assert_eq!((err.dst_len(), err.src_len()), (4, 8));
+/// assert_eq!(
+///     err.to_string(),
+///     "source slice length (8) does not match destination slice length (4)"
+/// );
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LengthMismatch {
     dst: usize,

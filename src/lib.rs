@@ -53,7 +53,7 @@ mod tier;
 
 pub use checksum::{Checksum, checksum, checksum_vectored};
 pub use copy::{LengthMismatch, copy_checksum, copy_checksum_uninit, try_copy_checksum};
-pub use fill::{fill, zero};
+pub use fill::{fill, fill_nontemporal, zero};
 pub use tier::{ParseTierError, Tier, active_tier};
 
 /// The README's examples, run as doc tests.

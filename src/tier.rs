@@ -48,6 +48,14 @@ pub enum Tier {
 
 impl Tier {
     /// Every tier, in order of preference from the lowest.
+    ///
+    /// ```
+    /// use fastpath::Tier;
+    ///
+    /// let here: Vec<Tier> = Tier::ALL.into_iter().filter(|t| t.is_available()).collect();
+    /// assert_eq!(here[0], Tier::Portable);
+    /// assert!(here.contains(&fastpath::active_tier()));
+    /// ```
     pub const ALL: [Tier; 5] = [
         Tier::Portable,
         Tier::Sse2,
@@ -57,6 +65,13 @@ impl Tier {
     ];
 
     /// The tier's name, as `FASTPATH_TIER` spells it.
+    ///
+    /// ```
+    /// use fastpath::Tier;
+    ///
+    /// assert_eq!(Tier::Avx512.name(), "avx512");
+    /// assert_eq!(Tier::Avx512.to_string(), "avx512");
+    /// ```
     pub const fn name(self) -> &'static str {
         match self {
             Tier::Portable => "portable",
@@ -69,6 +84,16 @@ impl Tier {
 
     /// The width in bits of the vector registers the tier's kernels use; 0
     /// for the portable tier, which leaves that to the compiler.
+    ///
+    /// `FASTPATH_TIER` caps the choice at this width: a cap of `neon` allows
+    /// SSE2, as wide.
+    ///
+    /// ```
+    /// use fastpath::Tier;
+    ///
+    /// assert_eq!(Tier::Avx2.vector_bits(), 256);
+    /// assert_eq!(Tier::Sse2.vector_bits(), Tier::Neon.vector_bits());
+    /// ```
     pub const fn vector_bits(self) -> u32 {
         match self {
             Tier::Portable => 0,
@@ -85,6 +110,7 @@ impl Tier {
     /// assert!(fastpath::Tier::Portable.is_available());
     /// ```
     pub fn is_available(self) -> bool {
+        #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
         use crate::arch;
         match self {
             Tier::Portable => true,
@@ -109,6 +135,11 @@ impl fmt::Display for Tier {
 }
 
 /// The error of parsing a [`Tier`] from a name that is not one.
+///
+/// ```
+/// let err = "avx3".parse::<fastpath::Tier>().unwrap_err();
+/// assert!(err.to_string().starts_with("unknown tier"));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParseTierError(());
 

@@ -78,6 +78,35 @@ fn bogus_fastpath_tier_is_reported_not_fatal() {
 }
 
 #[test]
+fn bench_fill_compares_with_glibc() {
+    let output = fastpath(
+        &["bench", "fill", "--sizes", "1,100", "--reps", "3", "--json"],
+        None,
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let lines: Vec<serde_json::Value> = stdout(&output)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|err| panic!("{err}: {line}")))
+        .collect();
+    let tier = fastpath::active_tier();
+    let mut expected: Vec<String> = fastpath::Tier::ALL
+        .into_iter()
+        .filter(|tier| tier.is_available())
+        .map(|tier| tier.name().to_owned())
+        .collect();
+    expected.push(format!("fastpath::fill (dispatch: {tier})"));
+    expected.push(format!("fastpath::fill_nontemporal (dispatch: {tier})"));
+    expected.push("slice::fill (glibc memset)".to_owned());
+    // Two sizes at two alignments; `--sizes` leaves out the random rows.
+    assert_eq!(lines.len(), expected.len() * 4);
+    for name in &expected {
+        let rows = lines.iter().filter(|line| line["impl"] == name.as_str());
+        assert_eq!(rows.count(), 4, "rows of {name}");
+    }
+    assert!(lines.iter().all(|line| line["primitive"] == "fill"));
+}
+
+#[test]
 fn bench_json_has_every_implementation() {
     let output = fastpath(
         &[

@@ -25,6 +25,7 @@ use crate::Tier;
 
 #[cfg(target_arch = "aarch64")]
 pub mod aarch64;
+pub(crate) mod fill;
 pub mod portable;
 pub(crate) mod scalar;
 #[cfg(target_arch = "x86_64")]
@@ -162,21 +163,136 @@ pub(crate) fn raw_copy_kernel(tier: Tier) -> Option<RawCopyKernel> {
     }
 }
 
+/// A fill kernel: sets every byte of its first argument to the second.
+pub type FillKernel = fn(&mut [u8], u8);
+
+/// The fill kernel of `tier` (its `fill` method) as a plain function, or
+/// `None` if this CPU lacks the tier.
+///
+/// ```
+/// use fastpath::Tier;
+///
+/// for tier in Tier::ALL {
+///     if let Some(fill) = fastpath::arch::fill_kernel(tier) {
+///         let mut buf = [0u8; 300];
+///         fill(&mut buf, 0xa5);
+///         assert_eq!(buf, [0xa5; 300]);
+///     }
+/// }
+/// ```
+pub fn fill_kernel(tier: Tier) -> Option<FillKernel> {
+    fill_kernels!(tier, fill)
+}
+
+/// The non-temporal fill kernel of `tier` (its `fill_nontemporal` method)
+/// as a plain function, or `None` if this CPU lacks the tier.
+pub fn fill_nontemporal_kernel(tier: Tier) -> Option<FillKernel> {
+    fill_kernels!(tier, fill_nontemporal)
+}
+
+/// The tiers' `#[target_feature]` fill functions, for the dispatch, as
+/// [`raw_sum_kernel`].
+pub(crate) fn raw_fill_kernel(tier: Tier) -> Option<unsafe fn(&mut [u8], u8)> {
+    raw_fill_kernels!(tier, fill)
+}
+
+/// The tiers' `#[target_feature]` non-temporal fill functions, for the
+/// dispatch, as [`raw_sum_kernel`].
+pub(crate) fn raw_fill_nontemporal_kernel(tier: Tier) -> Option<unsafe fn(&mut [u8], u8)> {
+    raw_fill_kernels!(tier, fill_nontemporal)
+}
+
+/// `Some` of a safe function calling method `$method` of `$tier`'s type, if
+/// this CPU runs the tier.
+macro_rules! fill_kernels {
+    ($tier:expr, $method:ident) => {
+        match $tier {
+            Tier::Portable => Some(|dst, value| portable::Portable::new().$method(dst, value)),
+            #[cfg(target_arch = "x86_64")]
+            Tier::Sse2 => x86_64::Sse2::new().map(|_| -> FillKernel {
+                // SAFETY: `Sse2::new` returned `Some`, so the CPU has SSE2.
+                |dst, value| unsafe { x86_64::Sse2::new_unchecked() }.$method(dst, value)
+            }),
+            #[cfg(target_arch = "x86_64")]
+            Tier::Avx2 => x86_64::Avx2::new().map(|_| -> FillKernel {
+                // SAFETY: `Avx2::new` returned `Some`, so the CPU has AVX2.
+                |dst, value| unsafe { x86_64::Avx2::new_unchecked() }.$method(dst, value)
+            }),
+            #[cfg(target_arch = "x86_64")]
+            Tier::Avx512 => x86_64::Avx512::new().map(|_| -> FillKernel {
+                // SAFETY: `Avx512::new` returned `Some`, so the CPU has the
+                // AVX-512 subsets the kernels use.
+                |dst, value| unsafe { x86_64::Avx512::new_unchecked() }.$method(dst, value)
+            }),
+            #[cfg(target_arch = "aarch64")]
+            Tier::Neon => aarch64::Neon::new().map(|_| -> FillKernel {
+                // SAFETY: `Neon::new` returned `Some`, so the CPU has NEON.
+                |dst, value| unsafe { aarch64::Neon::new_unchecked() }.$method(dst, value)
+            }),
+            #[allow(unreachable_patterns)]
+            _ => None,
+        }
+    };
+}
+use fill_kernels;
+
+/// `Some` of the `#[target_feature]` function `$function` of `$tier`'s
+/// module, if this CPU runs the tier.
+macro_rules! raw_fill_kernels {
+    ($tier:expr, $function:ident) => {
+        match $tier {
+            Tier::Portable => Some(portable::$function as _),
+            #[cfg(target_arch = "x86_64")]
+            Tier::Sse2 => x86_64::Sse2::is_available().then_some(x86_64::sse2::$function as _),
+            #[cfg(target_arch = "x86_64")]
+            Tier::Avx2 => x86_64::Avx2::is_available().then_some(x86_64::avx2::$function as _),
+            #[cfg(target_arch = "x86_64")]
+            Tier::Avx512 => {
+                x86_64::Avx512::is_available().then_some(x86_64::avx512::$function as _)
+            }
+            #[cfg(target_arch = "aarch64")]
+            Tier::Neon => aarch64::Neon::is_available().then_some(aarch64::neon::$function as _),
+            #[allow(unreachable_patterns)]
+            _ => None,
+        }
+    };
+}
+use raw_fill_kernels;
+
 /// Defines a tier's zero-sized type: `new`, `new_unchecked`, `is_available`.
 ///
 /// `runtime` is the detection expression used with `std`; `compile_time` the
 /// `cfg!` used without it.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 macro_rules! tier_type {
     (
         $(#[$attr:meta])*
         $name:ident, runtime: $runtime:expr, compile_time: $compile_time:expr $(,)?
     ) => {
         $(#[$attr])*
+        ///
+        /// ```
+        /// # #[cfg(target_arch = "x86_64")] use fastpath::arch::x86_64::*;
+        /// # #[cfg(target_arch = "aarch64")] use fastpath::arch::aarch64::*;
+        #[doc = concat!("if let Some(tier) = ", stringify!($name), "::new() {")]
+        ///     // The example of RFC 1071 §3, by this tier's kernels.
+        ///     let data = [0x00, 0x01, 0xf2, 0x03, 0xf4, 0xf5, 0xf6, 0xf7];
+        ///     assert_eq!(tier.sum(&data), 0xddf2);
+        ///     assert_eq!(tier.checksum(&data), 0x220d);
+        /// }
+        /// ```
         #[derive(Clone, Copy, Debug)]
         pub struct $name(());
 
         impl $name {
             /// Returns the tier if this CPU supports it.
+            ///
+            /// ```
+            /// # #[cfg(target_arch = "x86_64")] use fastpath::arch::x86_64::*;
+            /// # #[cfg(target_arch = "aarch64")] use fastpath::arch::aarch64::*;
+            #[doc = concat!("let tier = ", stringify!($name), "::new();")]
+            #[doc = concat!("assert_eq!(tier.is_some(), ", stringify!($name), "::is_available());")]
+            /// ```
             #[inline]
             pub fn new() -> Option<Self> {
                 if Self::is_available() {
@@ -193,6 +309,16 @@ macro_rules! tier_type {
             ///
             /// The CPU must support the tier's instructions
             /// ([`is_available`](Self::is_available) returns `true`).
+            ///
+            /// ```
+            /// # #[cfg(target_arch = "x86_64")] use fastpath::arch::x86_64::*;
+            /// # #[cfg(target_arch = "aarch64")] use fastpath::arch::aarch64::*;
+            #[doc = concat!("if ", stringify!($name), "::is_available() {")]
+            ///     // SAFETY: the CPU was just found to support the tier.
+            #[doc = concat!("    let tier = unsafe { ", stringify!($name), "::new_unchecked() };")]
+            ///     assert_eq!(tier.sum(&[0x12, 0x34]), 0x1234);
+            /// }
+            /// ```
             #[inline]
             pub const unsafe fn new_unchecked() -> Self {
                 Self(())
@@ -201,6 +327,12 @@ macro_rules! tier_type {
             /// Whether this CPU supports the tier: detected at run time with
             /// `std` (the standard library caches the answer), fixed by the
             /// compile-time target features without it.
+            ///
+            /// ```
+            /// # #[cfg(target_arch = "x86_64")] use fastpath::arch::x86_64::*;
+            /// # #[cfg(target_arch = "aarch64")] use fastpath::arch::aarch64::*;
+            #[doc = concat!("println!(\"", stringify!($name), ": {}\", ", stringify!($name), "::is_available());")]
+            /// ```
             #[inline]
             pub fn is_available() -> bool {
                 #[cfg(feature = "std")]
@@ -215,6 +347,7 @@ macro_rules! tier_type {
         }
     };
 }
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 pub(crate) use tier_type;
 
 /// Defines a tier's `sum` and `checksum` methods over `$kernel`, the tier's
@@ -225,6 +358,19 @@ macro_rules! sum_methods {
             /// The ones'-complement sum of `data` as big-endian 16-bit words,
             /// an odd final byte padded with zero, folded to 16 bits (not
             /// complemented).
+            ///
+            /// ```
+            /// # use fastpath::arch::portable::*;
+            /// # #[cfg(target_arch = "x86_64")] use fastpath::arch::x86_64::*;
+            /// # #[cfg(target_arch = "aarch64")] use fastpath::arch::aarch64::*;
+            #[doc = concat!("fn rfc1071_example(tier: ", stringify!($tier), ") {")]
+            ///     let data = [0x00, 0x01, 0xf2, 0x03, 0xf4, 0xf5, 0xf6, 0xf7];
+            ///     assert_eq!(tier.sum(&data), 0xddf2);
+            ///     assert_eq!(tier.sum(&data[..7]), 0xdcfb); // 0xf6 padded to 0xf600
+            /// }
+            #[doc = concat!("# let tier: Option<", stringify!($tier), "> = ", stringify!($tier), "::new().into();")]
+            /// # tier.map(rfc1071_example);
+            /// ```
             #[inline]
             pub fn sum(self, data: &[u8]) -> u16 {
                 // SAFETY: holding `self` proves that the CPU has the tier's
@@ -237,6 +383,24 @@ macro_rules! sum_methods {
 
             /// The RFC 1071 checksum of `data`: the ones' complement of
             /// [`sum`](Self::sum).
+            ///
+            /// ```
+            /// # use fastpath::arch::portable::*;
+            /// # #[cfg(target_arch = "x86_64")] use fastpath::arch::x86_64::*;
+            /// # #[cfg(target_arch = "aarch64")] use fastpath::arch::aarch64::*;
+            #[doc = concat!("fn ipv4_header(tier: ", stringify!($tier), ") {")]
+            ///     let mut header = [
+            ///         0x45, 0x00, 0x00, 0x73, 0x00, 0x00, 0x40, 0x00, 0x40, 0x11, 0x00, 0x00,
+            ///         0xc0, 0xa8, 0x00, 0x01, 0xc0, 0xa8, 0x00, 0xc7,
+            ///     ];
+            ///     let checksum = tier.checksum(&header);
+            ///     assert_eq!(checksum, 0xb861);
+            ///     header[10..12].copy_from_slice(&checksum.to_be_bytes());
+            ///     assert_eq!(tier.checksum(&header), 0);
+            /// }
+            #[doc = concat!("# let tier: Option<", stringify!($tier), "> = ", stringify!($tier), "::new().into();")]
+            /// # tier.map(ipv4_header);
+            /// ```
             #[inline]
             pub fn checksum(self, data: &[u8]) -> u16 {
                 !self.sum(data)
@@ -259,6 +423,20 @@ macro_rules! copy_methods {
             ///
             /// If the two slices have different lengths, as
             /// [`copy_from_slice`](slice::copy_from_slice) does.
+            ///
+            /// ```
+            /// # use fastpath::arch::portable::*;
+            /// # #[cfg(target_arch = "x86_64")] use fastpath::arch::x86_64::*;
+            /// # #[cfg(target_arch = "aarch64")] use fastpath::arch::aarch64::*;
+            #[doc = concat!("fn copy(tier: ", stringify!($tier), ") {")]
+            ///     let payload = [0xabu8; 1500];
+            ///     let mut packet = [0u8; 1500];
+            ///     assert_eq!(tier.copy_sum(&mut packet, &payload), tier.sum(&payload));
+            ///     assert_eq!(packet, payload);
+            /// }
+            #[doc = concat!("# let tier: Option<", stringify!($tier), "> = ", stringify!($tier), "::new().into();")]
+            /// # tier.map(copy);
+            /// ```
             #[inline]
             pub fn copy_sum(self, dst: &mut [u8], src: &[u8]) -> u16 {
                 self.copy_sum_uninit($crate::copy::as_uninit_mut(dst), src)
@@ -270,6 +448,20 @@ macro_rules! copy_methods {
             /// # Panics
             ///
             /// If the two slices have different lengths.
+            ///
+            /// ```
+            /// use core::mem::MaybeUninit;
+            /// # use fastpath::arch::portable::*;
+            /// # #[cfg(target_arch = "x86_64")] use fastpath::arch::x86_64::*;
+            /// # #[cfg(target_arch = "aarch64")] use fastpath::arch::aarch64::*;
+            #[doc = concat!("fn copy(tier: ", stringify!($tier), ") {")]
+            ///     let payload = [0xabu8; 1500];
+            ///     let mut ring = [MaybeUninit::<u8>::uninit(); 1500];
+            ///     assert_eq!(tier.copy_sum_uninit(&mut ring, &payload), tier.sum(&payload));
+            /// }
+            #[doc = concat!("# let tier: Option<", stringify!($tier), "> = ", stringify!($tier), "::new().into();")]
+            /// # tier.map(copy);
+            /// ```
             #[inline]
             pub fn copy_sum_uninit(
                 self,

@@ -130,6 +130,22 @@ fn update_words(
 }
 
 /// Which end of a connection a NAT rewrites.
+///
+/// ```
+/// use fastpath::packet::{incremental::{self, Endpoint}, l4};
+///
+/// // Port forwarding: UDP to 192.168.0.199:53 goes to 10.0.0.53:5353.
+/// let mut packet = [
+///     0x45, 0x00, 0x00, 0x20, 0x00, 0x00, 0x40, 0x00, 0x40, 0x11, 0xb8, 0xb4,
+///     0xc0, 0xa8, 0x00, 0x01, 0xc0, 0xa8, 0x00, 0xc7,
+///     0x30, 0x39, 0x00, 0x35, 0x00, 0x0c, 0x6e, 0x7e, b'p', b'i', b'n', b'g',
+/// ];
+/// incremental::rewrite_ipv4(&mut packet, Endpoint::Destination, [10, 0, 0, 53], Some(5353))?;
+/// assert_eq!(packet[16..20], [10, 0, 0, 53]);
+/// assert_eq!(packet[22..24], 5353u16.to_be_bytes());
+/// assert_eq!(l4::verify(&packet), Ok(true));
+/// # Ok::<(), fastpath::packet::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Endpoint {
     /// The source address and source port (source NAT, masquerading).

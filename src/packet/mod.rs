@@ -183,6 +183,13 @@ pub enum Protocol {
 
 impl Protocol {
     /// Every protocol.
+    ///
+    /// ```
+    /// use fastpath::packet::{Protocol, ProtocolSet};
+    ///
+    /// let all: ProtocolSet = Protocol::ALL.into_iter().collect();
+    /// assert_eq!(all, ProtocolSet::ALL);
+    /// ```
     pub const ALL: [Protocol; 5] = [
         Protocol::Ipv4,
         Protocol::Tcp,
@@ -210,6 +217,12 @@ impl fmt::Display for Protocol {
 }
 
 /// The error of parsing a [`Protocol`] from a name it does not have.
+///
+/// ```
+/// use fastpath::packet::{ParseProtocolError, Protocol};
+///
+/// assert_eq!("sctp".parse::<Protocol>(), Err(ParseProtocolError));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ParseProtocolError;
 
@@ -371,6 +384,18 @@ pub struct Report {
 /// A packet with the IPv4 More Fragments flag clear and offset 0, or an
 /// IPv6 atomic fragment (RFC 6946: a Fragment header with offset 0 and M
 /// clear), is [`Fragment::Whole`].
+///
+/// ```
+/// use fastpath::packet::{self, Fragment};
+///
+/// // IPv4 with More Fragments set and offset 0: the first fragment.
+/// let header = [
+///     0x45, 0x00, 0x00, 0x14, 0x12, 0x34, 0x20, 0x00, 0x40, 0x11, 0x00, 0x00,
+///     0x0a, 0x00, 0x00, 0x01, 0x0a, 0x00, 0x00, 0x02,
+/// ];
+/// assert_eq!(packet::upper(&header)?.fragment, Fragment::First);
+/// # Ok::<(), packet::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Fragment {
     /// Not a fragment: the whole upper-layer packet is here.
@@ -426,6 +451,22 @@ impl Upper {
     /// number, `length`. An error if the final destination is unknown.
     ///
     /// ICMPv4 has no pseudo-header: [`l4`] does not call this for it.
+    ///
+    /// ```
+    /// use fastpath::packet::{self, ipv4};
+    ///
+    /// // UDP over IPv4, 8 bytes of UDP header and no data.
+    /// let header = [
+    ///     0x45, 0x00, 0x00, 0x1c, 0x00, 0x00, 0x00, 0x00, 0x40, 0x11, 0x00, 0x00,
+    ///     0x0a, 0x00, 0x00, 0x01, 0x0a, 0x00, 0x00, 0x02,
+    /// ];
+    /// let upper = packet::upper(&header)?;
+    /// assert_eq!(
+    ///     upper.pseudo_header(8)?,
+    ///     ipv4::pseudo_header([10, 0, 0, 1], [10, 0, 0, 2], 17, 8)
+    /// );
+    /// # Ok::<(), packet::Error>(())
+    /// ```
     pub fn pseudo_header(&self, length: u32) -> Result<Checksum, Error> {
         let mut sum = self.addresses?;
         sum.add_u16(u16::from(self.protocol));
@@ -456,6 +497,20 @@ pub struct Analysis {
 
 impl Analysis {
     /// The reports there are: the IPv4 header's, then the upper layer's.
+    ///
+    /// ```
+    /// use fastpath::packet::{self, Protocol};
+    ///
+    /// // IPv4 and ICMP.
+    /// let packet = [
+    ///     0x45, 0x00, 0x00, 0x1c, 0x00, 0x00, 0x00, 0x00, 0x40, 0x01, 0x00, 0x00,
+    ///     0x0a, 0x00, 0x00, 0x01, 0x0a, 0x00, 0x00, 0x02,
+    ///     0x08, 0x00, 0x00, 0x00, 0x12, 0x34, 0x00, 0x01,
+    /// ];
+    /// let protocols: Vec<Protocol> = packet::analyze(&packet)?.reports().map(|r| r.protocol).collect();
+    /// assert_eq!(protocols, [Protocol::Ipv4, Protocol::Icmp]);
+    /// # Ok::<(), packet::Error>(())
+    /// ```
     pub fn reports(&self) -> impl Iterator<Item = Report> + use<> {
         self.ip.into_iter().chain(self.l4.ok())
     }

@@ -71,6 +71,24 @@ pub fn complete(packet: &mut [u8], csum_start: usize, csum_offset: usize) -> Res
 }
 
 /// Whether the seed includes the upper-layer length.
+///
+/// ```
+/// use fastpath::packet::{ipv4, partial::{self, SeedLength}};
+///
+/// let mut packet = [
+///     0x45, 0x00, 0x00, 0x20, 0x00, 0x00, 0x40, 0x00, 0x40, 0x11, 0xb8, 0xb4,
+///     0xc0, 0xa8, 0x00, 0x01, 0xc0, 0xa8, 0x00, 0xc7,
+///     0x30, 0x39, 0x00, 0x35, 0x00, 0x0c, 0x00, 0x00, b'p', b'i', b'n', b'g',
+/// ];
+/// let (source, destination) = ([192, 168, 0, 1], [192, 168, 0, 199]);
+/// partial::write_seed(&mut packet, SeedLength::Included)?;
+/// let with_length = ipv4::pseudo_header(source, destination, 17, 12).sum();
+/// assert_eq!(packet[26..28], with_length.to_be_bytes());
+/// partial::write_seed(&mut packet, SeedLength::Omitted)?;
+/// let without = ipv4::pseudo_header_seed(source, destination, 17);
+/// assert_eq!(packet[26..28], without.to_be_bytes());
+/// # Ok::<(), fastpath::packet::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SeedLength {
     /// The full pseudo-header: what plain checksum offload completes into
@@ -85,6 +103,20 @@ pub enum SeedLength {
 
 /// Where the data of a partial checksum starts, and where its field is from
 /// there, as virtio-net's header and Linux's `sk_buff` carry them.
+///
+/// ```
+/// use fastpath::packet::partial::{self, Offload, SeedLength};
+///
+/// // TCP over IPv6: the header at 40, its checksum 16 bytes in.
+/// let mut packet = [0u8; 60];
+/// packet[0] = 0x60;
+/// packet[5] = 20; // payload length
+/// packet[6] = 6; // TCP
+/// packet[52] = 0x50; // data offset: 5 words
+/// let offload = partial::write_seed(&mut packet, SeedLength::Included)?;
+/// assert_eq!(offload, Offload { csum_start: 40, csum_offset: 16 });
+/// # Ok::<(), fastpath::packet::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Offload {
     /// The offset in the packet of the upper-layer header.

@@ -25,6 +25,7 @@
 mod baselines;
 mod checksum;
 mod copy;
+mod fill;
 mod opaque;
 mod report;
 mod timer;
@@ -43,7 +44,11 @@ use timer::Timer;
 
 /// Every primitive the bench knows, in the order `fastpath bench` runs them.
 /// `fastpath info` lists their active tiers from here too.
-pub const PRIMITIVES: &[Primitive] = &[checksum::PRIMITIVE, copy::PRIMITIVE];
+pub const PRIMITIVES: &[Primitive] = &[checksum::PRIMITIVE, copy::PRIMITIVE, fill::PRIMITIVE];
+
+/// The primitives also measured on rows of random lengths at random offsets
+/// (without `--sizes`), by name: how the lengths are drawn and the largest.
+const RANDOM_ROWS: &[(&str, &[(Lengths, usize)])] = &[(fill::PRIMITIVE.name, fill::RANDOM_ROWS)];
 
 /// DPDK's `cksum_perf_autotest` sizes: headers, an Ethernet MTU, a jumbo
 /// frame and a 64 KiB TSO/GRO super-packet, each even and odd.
@@ -172,6 +177,65 @@ pub struct Block<'a> {
     /// An output of the same length and alignment, for primitives that write.
     #[allow(dead_code)] // for the copy and fill primitives
     pub dst: &'a mut [u8],
+    /// For a row of random calls, the calls, each on its own part of `src`
+    /// and `dst` (both then the whole region); empty otherwise.
+    pub calls: &'a [Call],
+}
+
+/// One call of a row of random calls: `len` bytes at `offset` into the row's
+/// region.
+#[derive(Clone, Copy)]
+pub struct Call {
+    pub offset: u32,
+    pub len: u32,
+}
+
+/// How the lengths of a row of random calls are drawn, up to the row's size.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Lengths {
+    /// Uniformly in `0..=size`.
+    Uniform,
+    /// Log-uniformly in `1..=size`: as many calls of 1-10 bytes as of 10-100.
+    LogUniform,
+}
+
+/// The calls of a random row start anywhere in the first this many bytes of
+/// its region (a page, so random modulo 64 and across page boundaries).
+const RANDOM_SPAN: usize = 4096;
+
+/// Calls in a random row's table: more than one sample makes (about 26 000
+/// of the shortest), so that no sample repeats a sequence the branch
+/// predictor could learn. One table per row, from a fixed seed, for every
+/// implementation.
+const RANDOM_CALLS: usize = 1 << 16;
+
+/// The table of a random row: offsets uniform in `0..RANDOM_SPAN`, lengths
+/// drawn as `lengths` says up to `size`, so every call fits in a region of
+/// `size + RANDOM_SPAN` bytes.
+fn random_calls(lengths: Lengths, size: usize) -> Vec<Call> {
+    let mut state: u64 = 0x2545_f491_4f6c_dd1d ^ size as u64;
+    let mut next = move || {
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        state.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    };
+    (0..RANDOM_CALLS)
+        .map(|_| {
+            let offset = (next() % RANDOM_SPAN as u64) as u32;
+            let len = match lengths {
+                Lengths::Uniform => next() % (size as u64 + 1),
+                Lengths::LogUniform => {
+                    let unit = (next() >> 11) as f64 / (1u64 << 53) as f64;
+                    ((unit * ((size + 1) as f64).ln()).exp() as u64).clamp(1, size as u64)
+                }
+            };
+            Call {
+                offset,
+                len: len as u32,
+            }
+        })
+        .collect()
 }
 
 /// A type-erased implementation: checked once, then run in a timed loop.
@@ -183,6 +247,12 @@ pub trait Kernel {
     /// Calls the implementation `iters` times on `block`, with its input and
     /// output hidden from the optimizer (`std::hint::black_box`).
     fn run(&self, block: &mut Block<'_>, iters: u64);
+
+    /// Puts `block` in the state each sample starts from, before the sample
+    /// is timed. By default nothing: a sample then starts from the state the
+    /// previous one left, which is another implementation's, and always the
+    /// same one (the rotation keeps the cyclic order).
+    fn prepare(&self, _block: &mut Block<'_>) {}
 }
 
 /// Where a block starts relative to a 64-byte boundary.
@@ -190,6 +260,8 @@ pub trait Kernel {
 pub enum Alignment {
     Aligned,
     Unaligned,
+    /// Random calls: offsets and lengths from a table (see [`Block::calls`]).
+    Random(Lengths),
 }
 
 impl Alignment {
@@ -198,7 +270,7 @@ impl Alignment {
     /// Bytes past a 64-byte boundary, for the source.
     fn offset(self) -> usize {
         match self {
-            Alignment::Aligned => 0,
+            Alignment::Aligned | Alignment::Random(_) => 0,
             Alignment::Unaligned => 1,
         }
     }
@@ -207,6 +279,8 @@ impl Alignment {
         match self {
             Alignment::Aligned => "Aligned",
             Alignment::Unaligned => "Unaligned",
+            Alignment::Random(Lengths::Uniform) => "Random uniform 0..=size",
+            Alignment::Random(Lengths::LogUniform) => "Random log-uniform 1..=size",
         }
     }
 
@@ -214,6 +288,8 @@ impl Alignment {
         match self {
             Alignment::Aligned => "aligned",
             Alignment::Unaligned => "unaligned",
+            Alignment::Random(Lengths::Uniform) => "random-uniform",
+            Alignment::Random(Lengths::LogUniform) => "random-log-uniform",
         }
     }
 }
@@ -223,6 +299,39 @@ impl Alignment {
 pub struct Case {
     pub alignment: Alignment,
     pub size: usize,
+}
+
+impl Case {
+    /// The mean bytes per call: the size, or for random rows the mean of
+    /// their lengths' distribution.
+    pub fn mean_size(&self) -> f64 {
+        match self.alignment {
+            Alignment::Aligned | Alignment::Unaligned => self.size as f64,
+            Alignment::Random(Lengths::Uniform) => self.size as f64 / 2.0,
+            Alignment::Random(Lengths::LogUniform) => {
+                self.size as f64 / ((self.size + 1) as f64).ln()
+            }
+        }
+    }
+
+    /// The row's block size, as the summary names it: the size, or for
+    /// random rows the range of lengths.
+    pub fn size_label(&self) -> String {
+        match self.alignment {
+            Alignment::Aligned | Alignment::Unaligned => self.size.to_string(),
+            Alignment::Random(Lengths::Uniform) => format!("random 0..={}", self.size),
+            Alignment::Random(Lengths::LogUniform) => format!("random log 1..={}", self.size),
+        }
+    }
+
+    /// The bytes a buffer of this row needs past its page-aligned start,
+    /// besides the offsets of fixed rows.
+    fn region(&self) -> usize {
+        match self.alignment {
+            Alignment::Random(_) => self.size + RANDOM_SPAN,
+            _ => self.size,
+        }
+    }
 }
 
 /// The measurement of one implementation on one case.
@@ -276,9 +385,18 @@ pub fn run(args: &Args) -> Result<()> {
                 primitive.max_size
             );
         }
+        let random = RANDOM_ROWS
+            .iter()
+            .filter(|(name, _)| *name == primitive.name && args.sizes.is_empty())
+            .flat_map(|(_, rows)| rows.iter())
+            .map(|&(lengths, size)| Case {
+                alignment: Alignment::Random(lengths),
+                size,
+            });
         Ok(sizes
             .iter()
             .flat_map(|&size| Alignment::BOTH.map(|alignment| Case { alignment, size }))
+            .chain(random)
             .collect())
     };
     for primitive in &primitives {
@@ -329,7 +447,9 @@ pub fn run(args: &Args) -> Result<()> {
     writeln!(
         notes,
         "Calls:        every implementation through a function pointer, as DPDK's \
-         autotest calls through a noinline wrapper: the same call overhead for all"
+         autotest calls through a noinline wrapper: the same call overhead for all \
+         (fill: tiers only; fastpath::fill is inlined and glibc's memset called, as \
+         applications call them)"
     )?;
     match args.reps {
         Some(reps) => writeln!(notes, "Rounds:       {reps} (--reps)")?,
@@ -341,7 +461,8 @@ pub fn run(args: &Args) -> Result<()> {
     }
     writeln!(
         notes,
-        "Blocks:       random bytes (fixed seed); Aligned = 64-byte aligned start, Unaligned = +1"
+        "Blocks:       random bytes (fixed seed); Aligned = 64-byte aligned start, Unaligned = +1; \
+         Random = each call on the next (offset, length) of a table from a fixed seed"
     )?;
     notes.flush()?;
 
@@ -401,22 +522,39 @@ fn measure_primitive(
         .iter()
         .map(|case| {
             (
-                AlignedBuffer::random(case.size),
-                AlignedBuffer::zeroed(case.size),
+                AlignedBuffer::random(case.region()),
+                AlignedBuffer::zeroed(case.region()),
             )
+        })
+        .collect();
+    let calls: Vec<Vec<Call>> = cases
+        .iter()
+        .map(|case| match case.alignment {
+            Alignment::Random(lengths) => random_calls(lengths, case.size),
+            _ => Vec::new(),
         })
         .collect();
     let mut blocks: Vec<Block<'_>> = cases
         .iter()
         .zip(&mut buffers)
-        .map(|(case, (src, dst))| {
+        .zip(&calls)
+        .map(|((case, (src, dst)), calls)| {
             let dst_offset = match case.alignment {
                 Alignment::Aligned => 0,
                 Alignment::Unaligned => primitive.unaligned_dst_offset,
+                // The whole region, from a page boundary.
+                Alignment::Random(_) => {
+                    return Block {
+                        src: src.block(0, case.region()),
+                        dst: dst.block_mut(0, case.region()),
+                        calls,
+                    };
+                }
             };
             Block {
                 src: src.block(case.alignment.offset(), case.size),
                 dst: dst.block_mut(DST_PAGE_OFFSET + dst_offset, case.size),
+                calls: &[],
             }
         })
         .collect();
@@ -467,6 +605,7 @@ fn measure_primitive(
             for k in 0..count {
                 let index = (k + round) % count;
                 let iters = iterations[index];
+                implementations[index].kernel.prepare(block);
                 let ticks = time(implementations[index].kernel.as_ref(), block, timer, iters);
                 if round >= WARMUP_ROUNDS as usize {
                     samples[index].push(ticks as f64 / iters as f64);
@@ -627,6 +766,44 @@ mod tests {
         assert!(parse_size("1k").is_err());
         assert_eq!(parse_size(&MAX_SIZE.to_string()), Ok(MAX_SIZE));
         assert!(parse_size(&(MAX_SIZE + 1).to_string()).is_err());
+    }
+
+    #[test]
+    fn random_calls_fit_their_region() {
+        for (lengths, size) in [
+            (Lengths::Uniform, 16),
+            (Lengths::Uniform, 1024),
+            (Lengths::LogUniform, 65536),
+        ] {
+            let calls = random_calls(lengths, size);
+            assert_eq!(calls.len(), RANDOM_CALLS);
+            let case = Case {
+                alignment: Alignment::Random(lengths),
+                size,
+            };
+            for call in &calls {
+                assert!((call.offset as usize) < RANDOM_SPAN);
+                assert!(call.len as usize <= size);
+                assert!(call.offset as usize + call.len as usize <= case.region());
+            }
+            let lens = || calls.iter().map(|c| c.len as usize);
+            let (min, max) = (lens().min().unwrap(), lens().max().unwrap());
+            match lengths {
+                Lengths::Uniform => assert_eq!((min, max), (0, size)),
+                Lengths::LogUniform => assert!(min == 1 && max > size / 2),
+            }
+            // Near the distribution's mean, which the per-byte column uses.
+            let mean = lens().sum::<usize>() as f64 / calls.len() as f64;
+            assert!((mean / case.mean_size() - 1.0).abs() < 0.05, "{mean}");
+            // The same table every time.
+            let again = random_calls(lengths, size);
+            assert!(
+                calls
+                    .iter()
+                    .zip(&again)
+                    .all(|(a, b)| (a.offset, a.len) == (b.offset, b.len))
+            );
+        }
     }
 
     #[test]

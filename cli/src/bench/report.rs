@@ -39,7 +39,7 @@ pub fn tables(out: &mut impl Write, results: &PrimitiveResults, timer: &Timer) -
                     case.alignment.label().to_owned(),
                     case.size.to_string(),
                     format!("{ticks:.1}"),
-                    format!("{:.3}", ticks / case.size as f64),
+                    format!("{:.3}", ticks / case.mean_size()),
                 ]
             })
             .collect();
@@ -101,7 +101,7 @@ fn summary_against(
 ) -> io::Result<()> {
     writeln!(
         out,
-        "{} summary, unaligned blocks: × {label}\n  \
+        "{} summary, unaligned and random rows: × {label}\n  \
          = the {label}'s {}/block ÷ the implementation's (above 1: fastpath is faster)",
         results.primitive,
         timer.unit()
@@ -121,12 +121,12 @@ fn summary_against(
         .cases
         .iter()
         .zip(&results.estimates)
-        .filter(|(case, _)| case.alignment == Alignment::Unaligned)
+        .filter(|(case, _)| case.alignment != Alignment::Aligned)
         .map(|(case, estimates)| {
             let baseline = pick(estimates);
             let best = estimates[baseline].ticks_per_block;
             let mut row = vec![
-                case.size.to_string(),
+                case.size_label(),
                 results.implementations[baseline].0.clone(),
                 format!("{best:.1}"),
             ];
@@ -162,7 +162,7 @@ pub fn json_lines(
                 "alignment": case.alignment.json_name(),
                 "size": case.size,
                 "cycles_per_block": estimate.ticks_per_block,
-                "cycles_per_byte": estimate.ticks_per_block / case.size as f64,
+                "cycles_per_byte": estimate.ticks_per_block / case.mean_size(),
                 "reps": estimate.reps,
                 "unit": timer.json_unit(),
             });

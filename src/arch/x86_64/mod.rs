@@ -1,7 +1,8 @@
 //! The x86_64 tiers: SSE2, AVX2 and AVX-512.
 //!
-//! SSE2 and AVX2 share their algorithms, written once over the [`vector`]
-//! trait; AVX-512 has kernels of its own, built on masked loads.
+//! SSE2 and AVX2 share their algorithms, written once over a small vector
+//! trait (the private module `vector`); AVX-512 has kernels of its own, built
+//! on masked loads.
 
 pub mod avx2;
 pub mod avx512;

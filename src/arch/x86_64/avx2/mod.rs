@@ -4,6 +4,8 @@ mod checksum;
 pub(crate) use checksum::sum;
 mod copy;
 pub(crate) use copy::copy_sum;
+pub(crate) mod fill;
+pub(crate) use fill::{fill, fill_nontemporal};
 
 crate::arch::tier_type! {
     /// The AVX2 tier. Holding a value proves that the CPU has AVX2.

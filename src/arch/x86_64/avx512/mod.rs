@@ -7,6 +7,8 @@ mod checksum;
 pub(crate) use checksum::sum;
 mod copy;
 pub(crate) use copy::copy_sum;
+pub(crate) mod fill;
+pub(crate) use fill::{fill, fill_nontemporal};
 
 crate::arch::tier_type! {
     /// The AVX-512 tier. Holding a value proves that the CPU has AVX-512F

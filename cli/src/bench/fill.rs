@@ -1,0 +1,250 @@
+//! The fill primitive: `fastpath::fill` against glibc's `memset`.
+//!
+//! The baseline is `slice::fill` on a slice whose length the compiler does
+//! not know, which is how Rust code reaches `memset`: a call through the
+//! PLT into glibc's variant for the CPU (`__memset_avx512_unaligned_erms` on
+//! the development machine). `fastpath::fill` and `fastpath::fill_nontemporal`
+//! are called as an application calls them, so `fill` is inlined into the
+//! timing loop as it is into its callers: measuring that is the point. Each
+//! tier's kernel is called through a function pointer.
+//!
+//! Two kinds of rows:
+//! - fixed lengths (every call fills the same block), Aligned and Unaligned
+//!   (+1), where the branch predictor learns the length;
+//! - random rows: each call fills the next (offset, length) of a table drawn
+//!   once from a fixed seed, so every implementation sees the same sequence:
+//!   lengths uniform in 0..=N or log-uniform in 1..=N, offsets uniform over
+//!   a page (so random alignment, and as many page crossings as chance
+//!   gives). The table is longer than a sample, so the predictor cannot
+//!   learn it: these rows separate branchy code from branch-free code.
+//!
+//! Before each sample the destination is read once, line by line, so that
+//! every sample starts with it in the caches, clean ([`Kernel::prepare`]):
+//! the rounds keep the implementations' cyclic order, so each would
+//! otherwise start where the same neighbour left the buffer, and after
+//! non-temporal stores, which leave it in memory only, glibc's `rep stosb`
+//! kept it there and measured 3× slower at 1 MiB than after cached stores.
+//!
+//! In the timing loop the destination's address and length pass through an
+//! empty `asm!` block, in registers ([`opaque`](super::opaque)), so the
+//! compiler can neither see the length nor drop or merge the stores.
+//! `std::hint::black_box` does the same through memory, a store and a
+//! reload per call, which was as long as an inlined fill of 64 bytes (about
+//! 2 cycles) and so halved the measured speed-ups. The value is a constant,
+//! as it is for callers (`zero`, `fill(.., 0xff)`): hiding it with
+//! `black_box` left it in memory, to be reloaded and broadcast again every
+//! call, because the barrier may write memory.
+
+use std::hint::black_box;
+
+use fastpath::Tier;
+use fastpath::arch::FillKernel;
+
+use super::opaque::slice_mut as opaque;
+use super::{Block, Implementation, Kernel, Kind, Lengths, Primitive};
+
+pub const PRIMITIVE: Primitive = Primitive {
+    name: "fill",
+    active_tier: fastpath::active_tier,
+    implementations,
+    default_sizes: SIZES,
+    max_size: 1 << 30,
+    unaligned_dst_offset: 1,
+    compare_with: &[MEMSET],
+};
+
+/// The fixed lengths: every small length where a memset changes strategy,
+/// packet sizes, pages, and sizes out of L2 (1 MiB) and out of every cache
+/// (64 MiB).
+const SIZES: &[usize] = &[
+    1,
+    2,
+    3,
+    4,
+    7,
+    8,
+    15,
+    16,
+    31,
+    32,
+    63,
+    64,
+    100,
+    128,
+    256,
+    512,
+    1024,
+    1500,
+    2048,
+    4096,
+    8192,
+    65536,
+    1 << 20,
+    64 << 20,
+];
+
+/// The random rows: how lengths are drawn, and the largest.
+pub const RANDOM_ROWS: &[(Lengths, usize)] = &[
+    (Lengths::Uniform, 16),
+    (Lengths::Uniform, 64),
+    (Lengths::Uniform, 256),
+    (Lengths::Uniform, 1024),
+    (Lengths::LogUniform, 65536),
+];
+
+/// The baseline's name.
+const MEMSET: &str = "slice::fill (glibc memset)";
+
+/// The byte every implementation stores.
+const VALUE: u8 = 0x5a;
+
+/// Calls of a random row that are checked before timing.
+const CHECKED_CALLS: usize = 4096;
+
+/// Every tier this CPU has, through its kernel; the public entry points;
+/// then glibc.
+fn implementations() -> Vec<Implementation> {
+    let tiers = Tier::ALL.into_iter().filter_map(|tier| {
+        let kernel = fastpath::arch::fill_kernel(tier)?;
+        Some(implementation(
+            tier.name().to_owned(),
+            Kind::Tier,
+            Function::Tier(kernel),
+        ))
+    });
+    let tier = fastpath::active_tier();
+    let entry_points = [
+        implementation(
+            format!("fastpath::fill (dispatch: {tier})"),
+            Kind::Dispatch,
+            Function::Fill,
+        ),
+        implementation(
+            format!("fastpath::fill_nontemporal (dispatch: {tier})"),
+            Kind::Dispatch,
+            Function::NonTemporal,
+        ),
+    ];
+    let baseline = implementation(MEMSET.to_owned(), Kind::Baseline, Function::Memset);
+    tiers.chain(entry_points).chain([baseline]).collect()
+}
+
+fn implementation(name: String, kind: Kind, function: Function) -> Implementation {
+    Implementation {
+        name,
+        kind,
+        kernel: Box::new(function),
+    }
+}
+
+/// A fill implementation.
+#[derive(Clone, Copy)]
+enum Function {
+    /// A tier's kernel, through a function pointer.
+    Tier(FillKernel),
+    /// `fastpath::fill`, inlined.
+    Fill,
+    /// `fastpath::fill_nontemporal`.
+    NonTemporal,
+    /// `slice::fill`: glibc's `memset`.
+    Memset,
+}
+
+impl Function {
+    fn call(self, dst: &mut [u8], value: u8) {
+        match self {
+            Function::Tier(fill) => fill(dst, value),
+            Function::Fill => fastpath::fill(dst, value),
+            Function::NonTemporal => fastpath::fill_nontemporal(dst, value),
+            Function::Memset => dst.fill(value),
+        }
+    }
+}
+
+impl Kernel for Function {
+    fn check(&self, block: &mut Block<'_>) -> Result<(), String> {
+        if block.calls.is_empty() {
+            block.dst.fill(!VALUE);
+            self.call(block.dst, VALUE);
+            return match block.dst.iter().position(|&b| b != VALUE) {
+                Some(i) => Err(format!(
+                    "byte {i} is {:#04x}, expected {VALUE:#04x}",
+                    block.dst[i]
+                )),
+                None => Ok(()),
+            };
+        }
+        // The first calls of the table, each with up to 64 bytes around it,
+        // which must stay as they were.
+        let region = &mut *block.dst;
+        for call in block.calls.iter().take(CHECKED_CALLS) {
+            let (start, end) = (call.offset as usize, (call.offset + call.len) as usize);
+            let around = start.saturating_sub(64)..(end + 64).min(region.len());
+            region[around.clone()].fill(!VALUE);
+            self.call(&mut region[start..end], VALUE);
+            for i in around {
+                let expected = if (start..end).contains(&i) {
+                    VALUE
+                } else {
+                    !VALUE
+                };
+                if region[i] != expected {
+                    return Err(format!(
+                        "filling {} bytes at offset {start}: byte {i} is {:#04x}, \
+                         expected {expected:#04x}",
+                        call.len, region[i]
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads one byte of every cache line of the destination, so that every
+    /// sample starts with it in the caches (as far as they hold it), clean
+    /// (see the module docs).
+    fn prepare(&self, block: &mut Block<'_>) {
+        let mut any = 0u8;
+        for line in block.dst.chunks(64) {
+            any |= line[0];
+        }
+        black_box(any);
+    }
+
+    fn run(&self, block: &mut Block<'_>, iters: u64) {
+        let value = VALUE;
+        // The match is outside the loop: each arm is its own tight loop.
+        match *self {
+            Function::Tier(fill) => {
+                let fill = black_box(fill);
+                repeat(block, iters, |dst| fill(dst, value));
+            }
+            Function::Fill => repeat(block, iters, |dst| fastpath::fill(dst, value)),
+            Function::NonTemporal => {
+                repeat(block, iters, |dst| fastpath::fill_nontemporal(dst, value));
+            }
+            Function::Memset => repeat(block, iters, |dst| dst.fill(value)),
+        }
+    }
+}
+
+/// Calls `fill` `iters` times: on the block, or on the next calls of the
+/// block's table, from its start, cycling.
+#[inline(always)]
+fn repeat(block: &mut Block<'_>, iters: u64, mut fill: impl FnMut(&mut [u8])) {
+    if block.calls.is_empty() {
+        for _ in 0..iters {
+            fill(opaque(block.dst));
+        }
+        return;
+    }
+    let mut left = iters as usize;
+    while left > 0 {
+        let calls = &block.calls[..left.min(block.calls.len())];
+        for call in calls {
+            let start = call.offset as usize;
+            fill(opaque(&mut block.dst[start..start + call.len as usize]));
+        }
+        left -= calls.len();
+    }
+}

@@ -1,0 +1,89 @@
+//! The NEON fill kernel: the shared algorithm ([`crate::arch::fill`]) on
+//! 16-byte vectors.
+//!
+//! Up to 16 bytes, four overlapping 4-byte words (or three bytes below 4);
+//! 17-64 bytes, four overlapping `st1` of a `dup` vector at computed
+//! offsets; up to 128, eight; beyond, aligned 64-byte lines, four vectors per
+//! step, and an unaligned line at the end.
+//! aarch64's non-temporal store (`stnp`) is a hint with no intrinsic, so
+//! `fill_nontemporal` stores ordinarily here.
+//!
+//! NEON is part of every aarch64 target, so these stores are also the inline
+//! path of [`crate::fill()`] for 0-64 bytes there.
+//!
+//! # Measurements
+//!
+//! None on aarch64 hardware yet: the kernel is tested under qemu user-mode
+//! emulation, whose timings say nothing about a real core. The shape is that
+//! of the x86_64 kernels; glibc's aarch64 `memset` also zeroes large
+//! buffers with `dc zva`, a possible next step once there is a core to
+//! measure on.
+
+use core::arch::aarch64::*;
+
+use super::Neon;
+use crate::arch::fill::{Splat, fill_methods, fill_nontemporal_with, fill_with};
+
+fill_methods!(Neon);
+
+/// Sets every byte of `dst` to `value`: the NEON kernel.
+///
+/// # Safety
+///
+/// The CPU must support NEON.
+#[target_feature(enable = "neon")]
+pub(crate) unsafe fn fill(dst: &mut [u8], value: u8) {
+    // SAFETY: NEON is enabled here, as the caller guarantees; the pointer
+    // and length are those of `dst`, which is writable.
+    unsafe { fill_with::<NeonSplat>(dst.as_mut_ptr(), dst.len(), value) }
+}
+
+/// The NEON kernel of `fastpath::fill_nontemporal`: ordinary stores.
+///
+/// # Safety
+///
+/// The CPU must support NEON.
+#[target_feature(enable = "neon")]
+pub(crate) unsafe fn fill_nontemporal(dst: &mut [u8], value: u8) {
+    // SAFETY: as in `fill`.
+    unsafe { fill_nontemporal_with::<NeonSplat>(dst.as_mut_ptr(), dst.len(), value) }
+}
+
+/// A NEON register with one byte in all 16 lanes.
+#[derive(Clone, Copy)]
+pub(crate) struct NeonSplat(uint8x16_t);
+
+impl Splat for NeonSplat {
+    const BYTES: usize = 16;
+
+    #[inline(always)]
+    unsafe fn splat(value: u8) -> Self {
+        // SAFETY: the caller guarantees NEON.
+        Self(unsafe { vdupq_n_u8(value) })
+    }
+
+    #[inline(always)]
+    unsafe fn store(self, ptr: *mut u8) {
+        // SAFETY: the caller guarantees NEON and 16 writable bytes; `st1`
+        // has no alignment requirement.
+        unsafe { vst1q_u8(ptr, self.0) }
+    }
+
+    #[inline(always)]
+    unsafe fn store_aligned(self, ptr: *mut u8) {
+        // SAFETY: as in `store`.
+        unsafe { vst1q_u8(ptr, self.0) }
+    }
+
+    #[inline(always)]
+    unsafe fn store16(self, ptr: *mut u8) {
+        // SAFETY: as in `store`.
+        unsafe { self.store(ptr) }
+    }
+
+    #[inline(always)]
+    unsafe fn low_word(self) -> u64 {
+        // SAFETY: the caller guarantees NEON.
+        unsafe { vgetq_lane_u64::<0>(vreinterpretq_u64_u8(self.0)) }
+    }
+}

@@ -1,0 +1,100 @@
+//! The AVX2 fill kernel: the shared algorithm ([`crate::arch::fill`]) on
+//! 32-byte vectors.
+//!
+//! Up to 15 bytes it stores four overlapping 4-byte words (or three bytes
+//! below 4); 16-32 bytes, two overlapping 16-byte halves of the vector;
+//! 33-128 bytes, four overlapping vectors at computed offsets, with no
+//! branch between two and four; up to 256, eight; beyond, aligned 64-byte
+//! lines (two lines, four `vmovdqa`, per step) and `rep stosb` from 1 MiB.
+//! Non-temporal lines are `vmovntdq`, then `sfence`.
+//!
+//! In a build with AVX2 enabled at compile time (and not AVX-512), these
+//! stores are also the inline path of [`crate::fill()`] for 0-128 bytes.
+//!
+//! Branches on the length mispredict on random lengths, which AVX-512's
+//! single masked store avoids; AVX2's masked stores work on 32-bit lanes
+//! only (`vpmaskmovd`), which cannot express a byte length, and are slow on
+//! AMD cores, so the short path keeps as few branches as overlapping stores
+//! allow (two below 32 bytes, see [`crate::arch::fill`]).
+
+use core::arch::x86_64::*;
+
+use super::Avx2;
+use crate::arch::fill::{Splat, fill_methods, fill_nontemporal_with, fill_with};
+
+fill_methods!(Avx2);
+
+/// Sets every byte of `dst` to `value`: the AVX2 kernel.
+///
+/// # Safety
+///
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn fill(dst: &mut [u8], value: u8) {
+    // SAFETY: AVX2 is enabled here, as the caller guarantees; the pointer
+    // and length are those of `dst`, which is writable.
+    unsafe { fill_with::<Avx2Splat>(dst.as_mut_ptr(), dst.len(), value) }
+}
+
+/// The AVX2 kernel of `fastpath::fill_nontemporal`.
+///
+/// # Safety
+///
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn fill_nontemporal(dst: &mut [u8], value: u8) {
+    // SAFETY: as in `fill`.
+    unsafe { fill_nontemporal_with::<Avx2Splat>(dst.as_mut_ptr(), dst.len(), value) }
+}
+
+/// An AVX2 register with one byte in all 32 lanes.
+#[derive(Clone, Copy)]
+pub(crate) struct Avx2Splat(__m256i);
+
+impl Splat for Avx2Splat {
+    const BYTES: usize = 32;
+    const REP_STOSB: bool = true;
+
+    #[inline(always)]
+    unsafe fn splat(value: u8) -> Self {
+        // SAFETY: the caller guarantees AVX2.
+        Self(unsafe { _mm256_set1_epi8(value as i8) })
+    }
+
+    #[inline(always)]
+    unsafe fn store(self, ptr: *mut u8) {
+        // SAFETY: the caller guarantees AVX2 and 32 writable bytes.
+        unsafe { _mm256_storeu_si256(ptr.cast(), self.0) }
+    }
+
+    #[inline(always)]
+    unsafe fn store_aligned(self, ptr: *mut u8) {
+        // SAFETY: the caller guarantees AVX2 and 32 writable bytes, aligned.
+        unsafe { _mm256_store_si256(ptr.cast(), self.0) }
+    }
+
+    #[inline(always)]
+    unsafe fn store_nontemporal(self, ptr: *mut u8) {
+        // SAFETY: the caller guarantees AVX2 and 32 writable bytes, aligned,
+        // and fences before the bytes are accessed again.
+        unsafe { _mm256_stream_si256(ptr.cast(), self.0) }
+    }
+
+    #[inline(always)]
+    unsafe fn fence_nontemporal() {
+        // SAFETY: the caller guarantees AVX2, and so SSE's `sfence`.
+        unsafe { _mm_sfence() }
+    }
+
+    #[inline(always)]
+    unsafe fn store16(self, ptr: *mut u8) {
+        // SAFETY: the caller guarantees AVX2 and 16 writable bytes.
+        unsafe { _mm_storeu_si128(ptr.cast(), _mm256_castsi256_si128(self.0)) }
+    }
+
+    #[inline(always)]
+    unsafe fn low_word(self) -> u64 {
+        // SAFETY: the caller guarantees AVX2.
+        unsafe { _mm_cvtsi128_si64(_mm256_castsi256_si128(self.0)) as u64 }
+    }
+}
