@@ -18,14 +18,29 @@ pub fn random_bytes(len: usize, seed: u64) -> Vec<u8> {
         .collect()
 }
 
+/// The tiers the tests construct directly: all of them, or, if
+/// `FASTPATH_TIER` is set, those no wider than the cap it sets on the
+/// dispatch. A run under a tool that cannot execute the wider instructions
+/// (valgrind: no AVX-512) then never reaches them, not even through the
+/// directly constructed tiers. Whether this CPU runs a tier is still checked
+/// by whoever constructs it.
+pub fn tiers() -> impl Iterator<Item = Tier> {
+    let cap = std::env::var("FASTPATH_TIER")
+        .ok()
+        .and_then(|value| value.parse::<Tier>().ok())
+        .map_or(u32::MAX, Tier::vector_bits);
+    Tier::ALL
+        .into_iter()
+        .filter(move |tier| tier.vector_bits() <= cap)
+}
+
 /// A folded-sum kernel.
 pub type SumKernel = fn(&[u8]) -> u16;
 
-/// The checksum kernel (folded sum) of every tier available here, with its
-/// tier, plus the public entry point as `None`.
+/// The checksum kernel (folded sum) of every tier of [`tiers`] available
+/// here, with its tier, plus the public entry point as `None`.
 pub fn sum_kernels() -> Vec<(Option<Tier>, SumKernel)> {
-    let mut kernels: Vec<(Option<Tier>, SumKernel)> = Tier::ALL
-        .into_iter()
+    let mut kernels: Vec<(Option<Tier>, SumKernel)> = tiers()
         .filter_map(|tier| fastpath::arch::sum_kernel(tier).map(|k| (Some(tier), k)))
         .collect();
     kernels.push((None, |data| !fastpath::checksum(data)));
@@ -35,11 +50,10 @@ pub fn sum_kernels() -> Vec<(Option<Tier>, SumKernel)> {
 /// A copy-and-checksum kernel: copies and returns the folded sum.
 pub type CopyKernel = fastpath::arch::CopyKernel;
 
-/// The copy-and-checksum kernel of every tier available here, plus the
-/// public entry point (`fastpath::copy_checksum_uninit`) as `None`.
+/// The copy-and-checksum kernel of every tier of [`tiers`] available here,
+/// plus the public entry point (`fastpath::copy_checksum_uninit`) as `None`.
 pub fn copy_kernels() -> Vec<(Option<Tier>, CopyKernel)> {
-    let mut kernels: Vec<(Option<Tier>, CopyKernel)> = Tier::ALL
-        .into_iter()
+    let mut kernels: Vec<(Option<Tier>, CopyKernel)> = tiers()
         .filter_map(|tier| fastpath::arch::copy_kernel(tier).map(|k| (Some(tier), k)))
         .collect();
     kernels.push((None, |dst, src| !fastpath::copy_checksum_uninit(dst, src).1));
