@@ -44,9 +44,28 @@ pub fn run() -> Result<()> {
 
     writeln!(out, "\nActive tier by primitive:")?;
     for primitive in bench::PRIMITIVES {
-        writeln!(out, "  {:<10}{}", primitive.name, (primitive.active_tier)())?;
+        let tier = (primitive.active_tier)();
+        writeln!(
+            out,
+            "  {:<10}{tier}{}",
+            primitive.name,
+            kernel_note(primitive.name, tier)
+        )?;
     }
     Ok(())
+}
+
+/// Which of its kernels a tier runs for a primitive, where it has two.
+fn kernel_note(primitive: &str, tier: Tier) -> &'static str {
+    #[cfg(target_arch = "x86_64")]
+    if primitive == "checksum"
+        && tier == Tier::Avx512
+        && fastpath::arch::x86_64::Avx512Vnni::is_available()
+    {
+        return " (with VNNI: vpdpwssd)";
+    }
+    let _ = (primitive, tier);
+    ""
 }
 
 fn yes_no(yes: bool) -> &'static str {

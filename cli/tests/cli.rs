@@ -125,6 +125,10 @@ fn bench_json_has_every_implementation() {
         .filter(|tier| tier.is_available())
         .map(|tier| tier.name().to_owned())
         .collect();
+    #[cfg(target_arch = "x86_64")]
+    if fastpath::arch::x86_64::Avx512Vnni::is_available() {
+        expected.push("avx512 (no VNNI)".to_owned());
+    }
     expected.push(format!("fastpath (dispatch: {})", fastpath::active_tier()));
     expected.extend(
         [

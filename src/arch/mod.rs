@@ -33,7 +33,8 @@ pub mod x86_64;
 
 /// The checksum kernel of `tier` as a plain function, or `None` if this CPU
 /// lacks the tier. The function returns the folded ones'-complement sum of
-/// its input, as the tier types' `sum` methods do.
+/// its input, as the tier types' `sum` methods do. For the AVX-512 tier it
+/// is `x86_64::Avx512Vnni`'s where the CPU has AVX512-VNNI.
 ///
 /// ```
 /// use fastpath::Tier;
@@ -56,6 +57,12 @@ pub fn sum_kernel(tier: Tier) -> Option<fn(&[u8]) -> u16> {
         Tier::Avx2 => x86_64::Avx2::new().map(|_| -> fn(&[u8]) -> u16 {
             // SAFETY: `Avx2::new` returned `Some`, so the CPU has AVX2.
             |data| unsafe { x86_64::Avx2::new_unchecked() }.sum(data)
+        }),
+        #[cfg(target_arch = "x86_64")]
+        Tier::Avx512 if x86_64::Avx512Vnni::is_available() => Some(|data| {
+            // SAFETY: the CPU has AVX512-VNNI and the AVX-512 subsets the
+            // kernel uses, as was just checked.
+            unsafe { x86_64::Avx512Vnni::new_unchecked() }.sum(data)
         }),
         #[cfg(target_arch = "x86_64")]
         Tier::Avx512 => x86_64::Avx512::new().map(|_| -> fn(&[u8]) -> u16 {
@@ -131,6 +138,8 @@ pub(crate) fn raw_sum_kernel(tier: Tier) -> Option<unsafe fn(&[u8]) -> u16> {
         Tier::Sse2 => x86_64::Sse2::is_available().then_some(x86_64::sse2::sum as _),
         #[cfg(target_arch = "x86_64")]
         Tier::Avx2 => x86_64::Avx2::is_available().then_some(x86_64::avx2::sum as _),
+        #[cfg(target_arch = "x86_64")]
+        Tier::Avx512 if x86_64::Avx512Vnni::is_available() => Some(x86_64::avx512::sum_vnni),
         #[cfg(target_arch = "x86_64")]
         Tier::Avx512 => x86_64::Avx512::is_available().then_some(x86_64::avx512::sum as _),
         #[cfg(target_arch = "aarch64")]

@@ -38,12 +38,24 @@ pub fn tiers() -> impl Iterator<Item = Tier> {
 pub type SumKernel = fn(&[u8]) -> u16;
 
 /// The checksum kernel (folded sum) of every tier of [`tiers`] available
-/// here, with its tier, plus the public entry point as `None`.
-pub fn sum_kernels() -> Vec<(Option<Tier>, SumKernel)> {
-    let mut kernels: Vec<(Option<Tier>, SumKernel)> = tiers()
-        .filter_map(|tier| fastpath::arch::sum_kernel(tier).map(|k| (Some(tier), k)))
+/// here, named, plus the public entry point. The AVX-512 tier's kernel
+/// without VNNI is listed too where the tier uses the VNNI one.
+pub fn sum_kernels() -> Vec<(String, SumKernel)> {
+    let mut kernels: Vec<(String, SumKernel)> = tiers()
+        .filter_map(|tier| fastpath::arch::sum_kernel(tier).map(|k| (name(Some(tier)), k)))
         .collect();
-    kernels.push((None, |data| !fastpath::checksum(data)));
+    #[cfg(target_arch = "x86_64")]
+    {
+        use fastpath::arch::x86_64::{Avx512, Avx512Vnni};
+        if tiers().any(|tier| tier == Tier::Avx512) && Avx512Vnni::is_available() {
+            // Both are available: the tier's kernel above is the VNNI one.
+            assert!(Avx512::is_available());
+            // SAFETY: the CPU was just found to have AVX-512F and AVX-512BW.
+            let without_vnni: SumKernel = |data| unsafe { Avx512::new_unchecked() }.sum(data);
+            kernels.push(("avx512 (without VNNI)".to_string(), without_vnni));
+        }
+    }
+    kernels.push((name(None), |data| !fastpath::checksum(data)));
     kernels
 }
 

@@ -18,16 +18,14 @@ pub const PRIMITIVE: Primitive = Primitive {
     compare_with: &[],
 };
 
-/// Every tier this CPU has, built from its kernel directly; the public entry
-/// point; then the baselines, the reference first.
+/// Every tier this CPU has, built from its kernel directly (and the AVX-512
+/// tier's kernel without VNNI, where the tier uses the VNNI one); the public
+/// entry point; then the baselines, the reference first.
 fn implementations() -> Vec<Implementation> {
-    let tiers = Tier::ALL.into_iter().filter_map(|tier| {
-        let sum = fastpath::arch::sum_kernel(tier)?;
-        Some(implementation(
-            tier.name().to_owned(),
-            Kind::Tier,
-            Function::Sum(sum),
-        ))
+    let tiers = Tier::ALL.into_iter().flat_map(|tier| {
+        let kernel = fastpath::arch::sum_kernel(tier)
+            .map(|sum| implementation(tier.name().to_owned(), Kind::Tier, Function::Sum(sum)));
+        kernel.into_iter().chain(variants(tier))
     });
     let dispatch = implementation(
         format!("fastpath (dispatch: {})", fastpath::active_tier()),
@@ -42,6 +40,24 @@ fn implementations() -> Vec<Implementation> {
         )
     });
     tiers.chain([dispatch]).chain(baselines).collect()
+}
+
+/// The kernels a tier has besides the one it uses.
+fn variants(tier: Tier) -> Option<Implementation> {
+    #[cfg(target_arch = "x86_64")]
+    if tier == Tier::Avx512 && fastpath::arch::x86_64::Avx512Vnni::is_available() {
+        // SAFETY: `Avx512Vnni::is_available` found AVX-512F and AVX-512BW
+        // along with VNNI.
+        let sum: fn(&[u8]) -> u16 =
+            |data| unsafe { fastpath::arch::x86_64::Avx512::new_unchecked() }.sum(data);
+        return Some(implementation(
+            "avx512 (no VNNI)".to_owned(),
+            Kind::Tier,
+            Function::Sum(sum),
+        ));
+    }
+    let _ = tier;
+    None
 }
 
 fn implementation(name: String, kind: Kind, function: Function) -> Implementation {

@@ -10,5 +10,5 @@ pub mod sse2;
 mod vector;
 
 pub use avx2::Avx2;
-pub use avx512::Avx512;
+pub use avx512::{Avx512, Avx512Vnni};
 pub use sse2::Sse2;

@@ -27,23 +27,29 @@
 //! words byte-swapped, and so is their sum (RFC 1071 §2(B)), which the end
 //! swaps back along with the conversion from native to big-endian order.
 //!
-//! The masked first and last lines start the first accumulator; four
-//! accumulators keep the adds independent; one horizontal sum ends the
-//! kernel. A lane moves by at most 65 536 per line, so the lanes are emptied
-//! into a 64-bit total every 2^12 lines of each accumulator (1 MiB), keeping
-//! the sum exact for any length.
+//! The masked first and last lines start the first accumulator; eight
+//! accumulators keep the adds independent, and the last 0-7 lines go to
+//! distinct ones too; one horizontal sum ends the kernel. A lane moves by
+//! at most 65 536 per line, so the lanes are emptied into a 64-bit total
+//! every 2^11 lines of each accumulator (1 MiB), keeping the sum exact for
+//! any length.
 
 use core::arch::x86_64::*;
 
-use super::Avx512;
+use super::{Avx512, Avx512Vnni};
 use crate::arch::scalar;
 
 crate::arch::sum_methods!(Avx512, sum);
+crate::arch::sum_methods!(Avx512Vnni, sum_vnni);
 
-/// Lines each accumulator takes before the lanes are emptied: 4 * 2^12
-/// lines move a lane by at most 2^30 either way, so the sum of the four
-/// accumulators fits in 32 signed bits.
+/// Lines each of the copy kernel's four accumulators takes before the lanes
+/// are emptied: 4 * 2^12 lines move a lane by at most 2^30 either way, so
+/// the sum of the four accumulators fits in 32 signed bits.
 pub(super) const LINES_PER_REDUCTION: usize = 1 << 12;
+
+/// Lines the checksum kernel's eight accumulators take, together, before the
+/// lanes are emptied: 2^14 lines move a lane of their sum by at most 2^30.
+const LINES_PER_BATCH: usize = 1 << 14;
 
 /// What a line loses to the signed reading of its 32 words: 32 * 32768.
 const BIAS_PER_LINE: u64 = 1 << 20;
@@ -55,6 +61,39 @@ const BIAS_PER_LINE: u64 = 1 << 20;
 pub(super) fn add_line(acc: __m512i, line: __m512i) -> __m512i {
     let signed = _mm512_xor_si512(line, _mm512_set1_epi16(i16::MIN));
     _mm512_add_epi32(acc, _mm512_madd_epi16(signed, _mm512_set1_epi16(1)))
+}
+
+/// [`add_line`] with `vpdpwssd`, which multiplies, adds in pairs and
+/// accumulates in one instruction.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+fn add_line_vnni(acc: __m512i, line: __m512i) -> __m512i {
+    let signed = _mm512_xor_si512(line, _mm512_set1_epi16(i16::MIN));
+    _mm512_dpwssd_epi32(acc, signed, _mm512_set1_epi16(1))
+}
+
+/// How a kernel adds a line to an accumulator; the value proves that the
+/// CPU can.
+trait AddLine: Copy {
+    /// Adds the 32 words of `line`, each less 32768, to the lanes of `acc`.
+    fn add(self, acc: __m512i, line: __m512i) -> __m512i;
+}
+
+impl AddLine for Avx512 {
+    #[inline(always)]
+    fn add(self, acc: __m512i, line: __m512i) -> __m512i {
+        // SAFETY: holding an `Avx512` proves AVX-512F and AVX-512BW.
+        unsafe { add_line(acc, line) }
+    }
+}
+
+impl AddLine for Avx512Vnni {
+    #[inline(always)]
+    fn add(self, acc: __m512i, line: __m512i) -> __m512i {
+        // SAFETY: holding an `Avx512Vnni` proves AVX-512F, AVX-512BW and
+        // AVX512-VNNI.
+        unsafe { add_line_vnni(acc, line) }
+    }
 }
 
 /// The exact sum of the words behind `acc`, whose lanes hold the sums of
@@ -92,6 +131,23 @@ fn reduce_short(acc: __m512i, lines: usize) -> u64 {
 /// The CPU must support AVX-512F and AVX-512BW.
 #[target_feature(enable = "avx512f,avx512bw")]
 pub(crate) unsafe fn sum(data: &[u8]) -> u16 {
+    // SAFETY: the caller guarantees the features `Avx512` stands for.
+    sum_with(unsafe { Avx512::new_unchecked() }, data)
+}
+
+/// # Safety
+///
+/// The CPU must support AVX-512F, AVX-512BW and AVX512-VNNI.
+#[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+pub(crate) unsafe fn sum_vnni(data: &[u8]) -> u16 {
+    // SAFETY: the caller guarantees the features `Avx512Vnni` stands for.
+    sum_with(unsafe { Avx512Vnni::new_unchecked() }, data)
+}
+
+/// The kernel, adding lines with `adder`; inlined into the functions that
+/// enable its target features.
+#[inline(always)]
+fn sum_with<A: AddLine>(adder: A, data: &[u8]) -> u16 {
     let Some(last_byte) = data.len().checked_sub(1) else {
         return 0;
     };
@@ -103,13 +159,17 @@ pub(crate) unsafe fn sum(data: &[u8]) -> u16 {
     let head_mask = u64::MAX << lead;
     let tail_mask = u64::MAX >> (63 - (lead + last_byte) % 64);
     let lines = (lead + last_byte) / 64 + 1;
-    let zero = _mm512_setzero_si512();
+    // SAFETY: `adder` proves AVX-512F.
+    let zero = unsafe { _mm512_setzero_si512() };
 
     let total = if lines == 1 {
         // SAFETY: the mask selects exactly the bytes of `data`; the line is
-        // aligned, so the masked-off bytes are on the same page.
-        let line = unsafe { _mm512_maskz_loadu_epi8(head_mask & tail_mask, first.cast()) };
-        reduce(add_line(zero, line), 1)
+        // aligned, so the masked-off bytes are on the same page. `adder`
+        // proves the features of the load and of `reduce`.
+        unsafe {
+            let line = _mm512_maskz_loadu_epi8(head_mask & tail_mask, first.cast());
+            reduce(adder.add(zero, line), 1)
+        }
     } else {
         // SAFETY: as above, with the head and tail masks selecting the bytes
         // of `data` in the first and the last line.
@@ -120,13 +180,14 @@ pub(crate) unsafe fn sum(data: &[u8]) -> u16 {
                 _mm512_maskz_loadu_epi8(tail_mask, last.cast()),
             )
         };
-        let ends = add_line(add_line(zero, head), tail);
+        let ends = adder.add(adder.add(zero, head), tail);
         if lines == 2 {
-            reduce(ends, 2)
+            // SAFETY: `adder` proves the features of `reduce`.
+            unsafe { reduce(ends, 2) }
         } else {
             // SAFETY: the `lines - 2` lines strictly between the first and
             // the last start `64 - lead` bytes into `data` and lie inside it.
-            unsafe { sum_lines(start.add(64 - lead), lines - 2, ends) }
+            unsafe { sum_lines(adder, start.add(64 - lead), lines - 2, ends) }
         }
     };
     // `total` sums native-endian words of even addresses. Converting to
@@ -144,36 +205,70 @@ pub(crate) unsafe fn sum(data: &[u8]) -> u16 {
 ///
 /// # Safety
 ///
-/// The CPU must support AVX-512F and AVX-512BW; `ptr` must be 64-byte aligned
-/// and valid for reads of `64 * lines` bytes.
-#[inline]
-#[target_feature(enable = "avx512f,avx512bw")]
-unsafe fn sum_lines(mut ptr: *const u8, mut lines: usize, ends: __m512i) -> u64 {
-    let zero = _mm512_setzero_si512();
+/// `ptr` must be 64-byte aligned and valid for reads of `64 * lines` bytes.
+#[inline(always)]
+unsafe fn sum_lines<A: AddLine>(
+    adder: A,
+    mut ptr: *const u8,
+    mut lines: usize,
+    ends: __m512i,
+) -> u64 {
+    /// The aligned line `i` lines after `ptr`.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must support AVX-512F; the line must be readable.
+    #[inline(always)]
+    unsafe fn load(ptr: *const u8, i: usize) -> __m512i {
+        // SAFETY: the caller guarantees the line and the feature.
+        unsafe { _mm512_load_si512(ptr.add(64 * i).cast()) }
+    }
+
+    // SAFETY: `adder` proves AVX-512F.
+    let zero = unsafe { _mm512_setzero_si512() };
     let mut total = 0u64;
     // The first batch starts from the two masked lines.
     let (mut first, mut extra_lines) = (ends, 2);
     while lines > 0 {
-        let batch = lines.min(4 * LINES_PER_REDUCTION);
+        let batch = lines.min(LINES_PER_BATCH);
         lines -= batch;
-        let (mut a0, mut a1, mut a2, mut a3) = (first, zero, zero, zero);
+        let mut a = [first, zero, zero, zero, zero, zero, zero, zero];
         // SAFETY: each load reads one aligned line of the `batch` lines at
         // `ptr`, which the caller guarantees readable.
         unsafe {
-            for _ in 0..batch / 4 {
-                a0 = add_line(a0, _mm512_load_si512(ptr.cast()));
-                a1 = add_line(a1, _mm512_load_si512(ptr.add(64).cast()));
-                a2 = add_line(a2, _mm512_load_si512(ptr.add(128).cast()));
-                a3 = add_line(a3, _mm512_load_si512(ptr.add(192).cast()));
-                ptr = ptr.add(256);
+            for _ in 0..batch / 8 {
+                for (i, acc) in a.iter_mut().enumerate() {
+                    *acc = adder.add(*acc, load(ptr, i));
+                }
+                ptr = ptr.add(64 * 8);
             }
-            for _ in 0..batch % 4 {
-                a0 = add_line(a0, _mm512_load_si512(ptr.cast()));
+            // The last 0-7 lines, each into an accumulator of its own, so
+            // that no chain of dependent adds ends the kernel.
+            if batch & 4 != 0 {
+                for (i, acc) in a[..4].iter_mut().enumerate() {
+                    *acc = adder.add(*acc, load(ptr, i));
+                }
+                ptr = ptr.add(64 * 4);
+            }
+            if batch & 2 != 0 {
+                a[4] = adder.add(a[4], load(ptr, 0));
+                a[5] = adder.add(a[5], load(ptr, 1));
+                ptr = ptr.add(64 * 2);
+            }
+            if batch & 1 != 0 {
+                a[6] = adder.add(a[6], load(ptr, 0));
                 ptr = ptr.add(64);
             }
         }
-        let acc = _mm512_add_epi32(_mm512_add_epi32(a0, a1), _mm512_add_epi32(a2, a3));
-        total = scalar::add_carry(total, reduce(acc, batch + extra_lines));
+        // SAFETY: `adder` proves AVX-512F and AVX-512BW.
+        let reduced = unsafe {
+            let acc = _mm512_add_epi32(
+                _mm512_add_epi32(_mm512_add_epi32(a[0], a[1]), _mm512_add_epi32(a[2], a[3])),
+                _mm512_add_epi32(_mm512_add_epi32(a[4], a[5]), _mm512_add_epi32(a[6], a[7])),
+            );
+            reduce(acc, batch + extra_lines)
+        };
+        total = scalar::add_carry(total, reduced);
         (first, extra_lines) = (zero, 0);
     }
     total

@@ -1,10 +1,12 @@
 //! The AVX-512 tier: 512-bit vectors and 64-bit byte masks.
 //!
 //! It needs exactly the subsets its kernels use: AVX-512F and AVX-512BW (byte
-//! masks, 16-bit lanes on 512 bits).
+//! masks, 16-bit lanes on 512 bits). Where the CPU also has AVX512-VNNI, the
+//! tier's checksum is [`Avx512Vnni`]'s, one instruction per 64 bytes
+//! shorter.
 
 mod checksum;
-pub(crate) use checksum::sum;
+pub(crate) use checksum::{sum, sum_vnni};
 mod copy;
 pub(crate) use copy::copy_sum;
 pub(crate) mod fill;
@@ -17,4 +19,19 @@ crate::arch::tier_type! {
     runtime: std::is_x86_feature_detected!("avx512f")
         && std::is_x86_feature_detected!("avx512bw"),
     compile_time: cfg!(all(target_feature = "avx512f", target_feature = "avx512bw")),
+}
+
+crate::arch::tier_type! {
+    /// The AVX-512 tier's checksum kernel with AVX512-VNNI (`vpdpwssd`), which
+    /// the tier uses where the CPU has it. Holding a value proves that the CPU
+    /// has AVX-512F, AVX-512BW and AVX512-VNNI.
+    Avx512Vnni,
+    runtime: std::is_x86_feature_detected!("avx512f")
+        && std::is_x86_feature_detected!("avx512bw")
+        && std::is_x86_feature_detected!("avx512vnni"),
+    compile_time: cfg!(all(
+        target_feature = "avx512f",
+        target_feature = "avx512bw",
+        target_feature = "avx512vnni"
+    )),
 }
