@@ -30,7 +30,7 @@ pub fn run() -> Result<()> {
     for tier in Tier::ALL {
         let width = match tier.vector_bits() {
             0 => "compiler-vectorized".to_owned(),
-            bits => format!("{bits}-bit"),
+            bits => format!("{bits}-bit{}", kernel_note(tier)),
         };
         writeln!(
             out,
@@ -44,27 +44,18 @@ pub fn run() -> Result<()> {
 
     writeln!(out, "\nActive tier by primitive:")?;
     for primitive in bench::PRIMITIVES {
-        let tier = (primitive.active_tier)();
-        writeln!(
-            out,
-            "  {:<10}{tier}{}",
-            primitive.name,
-            kernel_note(primitive.name, tier)
-        )?;
+        writeln!(out, "  {:<10}{}", primitive.name, (primitive.active_tier)())?;
     }
     Ok(())
 }
 
-/// Which of its kernels a tier runs for a primitive, where it has two.
-fn kernel_note(primitive: &str, tier: Tier) -> &'static str {
+/// Which kernels a tier runs, where it has a choice.
+fn kernel_note(tier: Tier) -> &'static str {
     #[cfg(target_arch = "x86_64")]
-    if primitive == "checksum"
-        && tier == Tier::Avx512
-        && fastpath::arch::x86_64::Avx512Vnni::is_available()
-    {
-        return " (with VNNI: vpdpwssd)";
+    if tier == Tier::Avx512 && fastpath::arch::x86_64::Avx512Vnni::is_available() {
+        return "; checksum and copy with VNNI";
     }
-    let _ = (primitive, tier);
+    let _ = tier;
     ""
 }
 

@@ -62,6 +62,17 @@ fuzz_target!(|input: Input| {
         assert_eq!(kernel(uninit(dst.data_mut()), src), expected, "{tier}: sum");
         check(&dst, tier.name());
     }
+    // The AVX-512 tier's kernel without VNNI, which the tier does not use
+    // where the CPU has VNNI.
+    #[cfg(target_arch = "x86_64")]
+    if let Some(avx512) = fastpath::arch::x86_64::Avx512::new() {
+        let mut dst = fresh_dst();
+        assert_eq!(
+            avx512.copy_sum_uninit(uninit(dst.data_mut()), src),
+            expected
+        );
+        check(&dst, "avx512 without VNNI");
+    }
 
     let mut dst = fresh_dst();
     assert_eq!(fastpath::copy_checksum(dst.data_mut(), src), !expected);

@@ -112,6 +112,12 @@ pub fn copy_kernel(tier: Tier) -> Option<CopyKernel> {
             |dst, src| unsafe { x86_64::Avx2::new_unchecked() }.copy_sum_uninit(dst, src)
         }),
         #[cfg(target_arch = "x86_64")]
+        Tier::Avx512 if x86_64::Avx512Vnni::is_available() => Some(|dst, src| {
+            // SAFETY: the CPU has AVX512-VNNI and the AVX-512 subsets the
+            // kernel uses, as was just checked.
+            unsafe { x86_64::Avx512Vnni::new_unchecked() }.copy_sum_uninit(dst, src)
+        }),
+        #[cfg(target_arch = "x86_64")]
         Tier::Avx512 => x86_64::Avx512::new().map(|_| -> CopyKernel {
             // SAFETY: `Avx512::new` returned `Some`, so the CPU has the
             // AVX-512 subsets the kernels use.
@@ -163,6 +169,8 @@ pub(crate) fn raw_copy_kernel(tier: Tier) -> Option<RawCopyKernel> {
         Tier::Sse2 => x86_64::Sse2::is_available().then_some(x86_64::sse2::copy_sum as _),
         #[cfg(target_arch = "x86_64")]
         Tier::Avx2 => x86_64::Avx2::is_available().then_some(x86_64::avx2::copy_sum as _),
+        #[cfg(target_arch = "x86_64")]
+        Tier::Avx512 if x86_64::Avx512Vnni::is_available() => Some(x86_64::avx512::copy_sum_vnni),
         #[cfg(target_arch = "x86_64")]
         Tier::Avx512 => x86_64::Avx512::is_available().then_some(x86_64::avx512::copy_sum as _),
         #[cfg(target_arch = "aarch64")]

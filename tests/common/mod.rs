@@ -63,12 +63,27 @@ pub fn sum_kernels() -> Vec<(String, SumKernel)> {
 pub type CopyKernel = fastpath::arch::CopyKernel;
 
 /// The copy-and-checksum kernel of every tier of [`tiers`] available here,
-/// plus the public entry point (`fastpath::copy_checksum_uninit`) as `None`.
-pub fn copy_kernels() -> Vec<(Option<Tier>, CopyKernel)> {
-    let mut kernels: Vec<(Option<Tier>, CopyKernel)> = tiers()
-        .filter_map(|tier| fastpath::arch::copy_kernel(tier).map(|k| (Some(tier), k)))
+/// named, plus the public entry point (`fastpath::copy_checksum_uninit`). The
+/// AVX-512 tier's kernel without VNNI is listed too where the tier uses the
+/// VNNI one.
+pub fn copy_kernels() -> Vec<(String, CopyKernel)> {
+    let mut kernels: Vec<(String, CopyKernel)> = tiers()
+        .filter_map(|tier| fastpath::arch::copy_kernel(tier).map(|k| (name(Some(tier)), k)))
         .collect();
-    kernels.push((None, |dst, src| !fastpath::copy_checksum_uninit(dst, src).1));
+    #[cfg(target_arch = "x86_64")]
+    {
+        use fastpath::arch::x86_64::{Avx512, Avx512Vnni};
+        if tiers().any(|tier| tier == Tier::Avx512) && Avx512Vnni::is_available() {
+            assert!(Avx512::is_available());
+            // SAFETY: the CPU was just found to have AVX-512F and AVX-512BW.
+            let without_vnni: CopyKernel =
+                |dst, src| unsafe { Avx512::new_unchecked() }.copy_sum_uninit(dst, src);
+            kernels.push(("avx512 (without VNNI)".to_string(), without_vnni));
+        }
+    }
+    kernels.push((name(None), |dst, src| {
+        !fastpath::copy_checksum_uninit(dst, src).1
+    }));
     kernels
 }
 

@@ -55,17 +55,16 @@ const TWO_PASS: &str = "copy_from_slice + checksum";
 /// The copy-only baseline's name.
 const COPY_ONLY: &str = "copy_from_slice";
 
-/// Every tier this CPU has, built from its kernel directly; the public entry
-/// point; then the baselines: a copy followed by fastpath's checksum (two
-/// passes over the data), and a copy alone.
+/// Every tier this CPU has, built from its kernel directly (and the AVX-512
+/// tier's kernel without VNNI, where the tier uses the VNNI one); the public
+/// entry point; then the baselines: a copy followed by fastpath's checksum
+/// (two passes over the data), and a copy alone.
 fn implementations() -> Vec<Implementation> {
-    let tiers = Tier::ALL.into_iter().filter_map(|tier| {
-        let kernel = fastpath::arch::copy_kernel(tier)?;
-        Some(implementation(
-            tier.name().to_owned(),
-            Kind::Tier,
-            Function::Tier(kernel),
-        ))
+    let tiers = Tier::ALL.into_iter().flat_map(|tier| {
+        let kernel = fastpath::arch::copy_kernel(tier).map(|kernel| {
+            implementation(tier.name().to_owned(), Kind::Tier, Function::Tier(kernel))
+        });
+        kernel.into_iter().chain(variants(tier))
     });
     let dispatch = implementation(
         format!("fastpath (dispatch: {})", fastpath::active_tier()),
@@ -85,6 +84,26 @@ fn implementations() -> Vec<Implementation> {
         ),
     ];
     tiers.chain([dispatch]).chain(baselines).collect()
+}
+
+/// The kernels a tier has besides the one it uses.
+fn variants(tier: Tier) -> Option<Implementation> {
+    #[cfg(target_arch = "x86_64")]
+    if tier == Tier::Avx512 && fastpath::arch::x86_64::Avx512Vnni::is_available() {
+        let kernel: fastpath::arch::CopyKernel = |dst, src| {
+            // SAFETY: `Avx512Vnni::is_available` found AVX-512F and
+            // AVX-512BW along with VNNI.
+            let avx512 = unsafe { fastpath::arch::x86_64::Avx512::new_unchecked() };
+            avx512.copy_sum_uninit(dst, src)
+        };
+        return Some(implementation(
+            "avx512 (no VNNI)".to_owned(),
+            Kind::Tier,
+            Function::Tier(kernel),
+        ));
+    }
+    let _ = tier;
+    None
 }
 
 fn implementation(name: String, kind: Kind, function: Function) -> Implementation {

@@ -3,7 +3,8 @@
 //! # Algorithm
 //!
 //! The checksum kernel's arithmetic ([`add_line`]: flip the words' top
-//! bits, `vpmaddwd` by 1, add) on 64-byte vectors that are also stored.
+//! bits, `vpmaddwd` by 1, add; or, with AVX512-VNNI, `vpdpwssd` for the
+//! last two) on 64-byte vectors that are also stored.
 //! Unlike the checksum, which reads aligned lines, the copy never masks a
 //! load or a store: the two buffers have different alignments, and masked
 //! head and tail stores would risk the slow fault-suppression path next to
@@ -28,26 +29,49 @@
 use core::arch::x86_64::*;
 use core::mem::MaybeUninit;
 
-use super::Avx512;
 use super::checksum::{LINES_PER_REDUCTION, add_line, reduce};
+use super::{Avx512, Avx512Vnni};
 use crate::arch::scalar;
 
 crate::arch::copy_methods!(Avx512, copy_sum);
+crate::arch::copy_methods!(Avx512Vnni, copy_sum_vnni);
 
 /// # Safety
 ///
 /// The CPU must support AVX-512F and AVX-512BW.
 #[target_feature(enable = "avx512f,avx512bw")]
 pub(crate) unsafe fn copy_sum(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u16 {
+    // SAFETY: the caller guarantees the features; without VNNI.
+    unsafe { copy_sum_with::<false>(dst, src) }
+}
+
+/// # Safety
+///
+/// The CPU must support AVX-512F, AVX-512BW and AVX512-VNNI.
+#[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+pub(crate) unsafe fn copy_sum_vnni(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u16 {
+    // SAFETY: the caller guarantees the features, VNNI included.
+    unsafe { copy_sum_with::<true>(dst, src) }
+}
+
+/// The kernel; with `VNNI`, summing with `vpdpwssd`.
+///
+/// # Safety
+///
+/// The CPU must support AVX-512F and AVX-512BW, and with `VNNI`,
+/// AVX512-VNNI.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn copy_sum_with<const VNNI: bool>(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u16 {
     let len = src.len().min(dst.len());
     if len < 64 {
         scalar::finish_native(scalar::copy_sum_native(dst, src))
     } else if len < ALIGNED_FROM {
-        // SAFETY: AVX-512F and BW are enabled here; `len >= 64`.
-        unsafe { copy_sum_unaligned(dst, src) }
+        // SAFETY: the caller guarantees the features; `len >= 64`.
+        unsafe { copy_sum_unaligned::<VNNI>(dst, src) }
     } else {
         // SAFETY: as above, and `len >= 512`.
-        unsafe { copy_sum_aligned(dst, src) }
+        unsafe { copy_sum_aligned::<VNNI>(dst, src) }
     }
 }
 
@@ -60,18 +84,19 @@ const ALIGNED_FROM: usize = 512;
 ///
 /// # Safety
 ///
-/// The CPU must support AVX-512F and AVX-512BW, and `src` must be at least
-/// 64 bytes long.
+/// The CPU must support AVX-512F and AVX-512BW (and with `VNNI`,
+/// AVX512-VNNI), and `src` must be at least 64 bytes long.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
-unsafe fn copy_sum_unaligned(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u16 {
+unsafe fn copy_sum_unaligned<const VNNI: bool>(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u16 {
     let len = src.len().min(dst.len());
     debug_assert!(len >= 64);
     let even = len & !1;
     let (from, to) = (src.as_ptr(), dst.as_mut_ptr().cast::<u8>());
-    let mut sums = Sums::new();
+    // SAFETY: the caller guarantees VNNI with `VNNI`.
+    let mut sums = unsafe { Sums::<VNNI>::new() };
     // SAFETY: `even <= len`, the length of both slices.
-    let offset = unsafe { copy_lines::<false>(&mut sums, from, to, 0, even) };
+    let offset = unsafe { copy_lines::<VNNI, false>(&mut sums, from, to, 0, even) };
     let rest = even - offset;
     if rest > 0 {
         // SAFETY: `64 <= even <= len`: the 64 bytes that end at `even` are
@@ -111,11 +136,11 @@ unsafe fn copy_sum_unaligned(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u16 {
 ///
 /// # Safety
 ///
-/// The CPU must support AVX-512F and AVX-512BW, and `src` must be at least
-/// 128 bytes long.
+/// The CPU must support AVX-512F and AVX-512BW (and with `VNNI`,
+/// AVX512-VNNI), and `src` must be at least 128 bytes long.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
-unsafe fn copy_sum_aligned(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u16 {
+unsafe fn copy_sum_aligned<const VNNI: bool>(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u16 {
     let len = src.len().min(dst.len());
     debug_assert!(len >= 128);
     let (from, to) = (src.as_ptr(), dst.as_mut_ptr().cast::<u8>());
@@ -131,7 +156,8 @@ unsafe fn copy_sum_aligned(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u16 {
             v
         }
     };
-    let mut sums = Sums::new();
+    // SAFETY: the caller guarantees VNNI with `VNNI`.
+    let mut sums = unsafe { Sums::<VNNI>::new() };
     // SAFETY: `len >= 128`: the first 64 bytes are inside both slices.
     let first = unsafe { copy_vector::<false>(from, to, 0) };
     if head > 0 {
@@ -141,7 +167,7 @@ unsafe fn copy_sum_aligned(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u16 {
         ));
     }
     // SAFETY: `head < 64 < len`, and `to + head` is 64-byte aligned.
-    let offset = unsafe { copy_lines::<true>(&mut sums, from, to, head, len) };
+    let offset = unsafe { copy_lines::<VNNI, true>(&mut sums, from, to, head, len) };
     let rest = len - offset;
     if rest > 0 {
         let start = len - 64;
@@ -158,8 +184,9 @@ unsafe fn copy_sum_aligned(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u16 {
 }
 
 /// Four accumulators of [`add_line`] sums, the lines in them, and the total
-/// they are emptied into before a lane can overflow.
-struct Sums {
+/// they are emptied into before a lane can overflow. With `VNNI`, the lines
+/// are added with `vpdpwssd`: a value of `Sums<true>` proves AVX512-VNNI.
+struct Sums<const VNNI: bool> {
     a0: __m512i,
     a1: __m512i,
     a2: __m512i,
@@ -170,10 +197,13 @@ struct Sums {
 
 // The methods carry the kernel's target features, so they are safe to call
 // from it and inline into it.
-impl Sums {
+impl<const VNNI: bool> Sums<VNNI> {
+    /// # Safety
+    ///
+    /// With `VNNI`, the CPU must support AVX512-VNNI.
     #[inline]
     #[target_feature(enable = "avx512f,avx512bw")]
-    fn new() -> Sums {
+    unsafe fn new() -> Self {
         let zero = _mm512_setzero_si512();
         Sums {
             a0: zero,
@@ -189,8 +219,34 @@ impl Sums {
     #[inline]
     #[target_feature(enable = "avx512f,avx512bw")]
     fn add(&mut self, line: __m512i) {
-        self.a0 = add_line(self.a0, line);
+        self.a0 = Self::add_line(self.a0, line);
         self.lines += 1;
+    }
+
+    /// [`add_line`], or with `VNNI` the same with `vpdpwssd`, which
+    /// multiplies, adds in pairs and accumulates in one instruction. (Inline
+    /// assembly, because the intrinsic would need AVX512-VNNI enabled in
+    /// every function it is inlined into, and these serve both kernels.)
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw")]
+    fn add_line(acc: __m512i, line: __m512i) -> __m512i {
+        if !VNNI {
+            return add_line(acc, line);
+        }
+        let signed = _mm512_xor_si512(line, _mm512_set1_epi16(i16::MIN));
+        let mut acc = acc;
+        // SAFETY: the instruction reads and writes only these registers, and
+        // a `Sums<true>` exists only on a CPU with AVX512-VNNI (`new`).
+        unsafe {
+            core::arch::asm!(
+                "vpdpwssd {acc}, {signed}, {ones}",
+                acc = inout(zmm_reg) acc,
+                signed = in(zmm_reg) signed,
+                ones = in(zmm_reg) _mm512_set1_epi16(1),
+                options(pure, nomem, nostack, preserves_flags),
+            );
+        }
+        acc
     }
 
     /// Empties the accumulators into the total.
@@ -226,8 +282,8 @@ impl Sums {
 /// must be 64-byte aligned.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
-unsafe fn copy_lines<const ALIGNED: bool>(
-    sums: &mut Sums,
+unsafe fn copy_lines<const VNNI: bool, const ALIGNED: bool>(
+    sums: &mut Sums<VNNI>,
     from: *const u8,
     to: *mut u8,
     mut offset: usize,
@@ -243,10 +299,13 @@ unsafe fn copy_lines<const ALIGNED: bool>(
             }
             let steps = ((end - offset) / 256).min(LINES_PER_REDUCTION);
             for _ in 0..steps {
-                sums.a0 = add_line(sums.a0, copy_vector::<ALIGNED>(from, to, offset));
-                sums.a1 = add_line(sums.a1, copy_vector::<ALIGNED>(from, to, offset + 64));
-                sums.a2 = add_line(sums.a2, copy_vector::<ALIGNED>(from, to, offset + 128));
-                sums.a3 = add_line(sums.a3, copy_vector::<ALIGNED>(from, to, offset + 192));
+                sums.a0 = Sums::<VNNI>::add_line(sums.a0, copy_vector::<ALIGNED>(from, to, offset));
+                sums.a1 =
+                    Sums::<VNNI>::add_line(sums.a1, copy_vector::<ALIGNED>(from, to, offset + 64));
+                sums.a2 =
+                    Sums::<VNNI>::add_line(sums.a2, copy_vector::<ALIGNED>(from, to, offset + 128));
+                sums.a3 =
+                    Sums::<VNNI>::add_line(sums.a3, copy_vector::<ALIGNED>(from, to, offset + 192));
                 offset += 256;
             }
             sums.lines += 4 * steps;
@@ -254,13 +313,14 @@ unsafe fn copy_lines<const ALIGNED: bool>(
         // Straight-line code for the last 0-3 whole vectors: as a loop, the
         // compiler turns their stores into a call to `memcpy`.
         if end - offset >= 128 {
-            sums.a1 = add_line(sums.a1, copy_vector::<ALIGNED>(from, to, offset));
-            sums.a2 = add_line(sums.a2, copy_vector::<ALIGNED>(from, to, offset + 64));
+            sums.a1 = Sums::<VNNI>::add_line(sums.a1, copy_vector::<ALIGNED>(from, to, offset));
+            sums.a2 =
+                Sums::<VNNI>::add_line(sums.a2, copy_vector::<ALIGNED>(from, to, offset + 64));
             offset += 128;
             sums.lines += 2;
         }
         if end - offset >= 64 {
-            sums.a3 = add_line(sums.a3, copy_vector::<ALIGNED>(from, to, offset));
+            sums.a3 = Sums::<VNNI>::add_line(sums.a3, copy_vector::<ALIGNED>(from, to, offset));
             offset += 64;
             sums.lines += 1;
         }

@@ -2,13 +2,13 @@
 //!
 //! It needs exactly the subsets its kernels use: AVX-512F and AVX-512BW (byte
 //! masks, 16-bit lanes on 512 bits). Where the CPU also has AVX512-VNNI, the
-//! tier's checksum is [`Avx512Vnni`]'s, one instruction per 64 bytes
-//! shorter.
+//! tier's checksum and copy-and-checksum are [`Avx512Vnni`]'s, one
+//! instruction per 64 bytes shorter.
 
 mod checksum;
 pub(crate) use checksum::{sum, sum_vnni};
 mod copy;
-pub(crate) use copy::copy_sum;
+pub(crate) use copy::{copy_sum, copy_sum_vnni};
 pub(crate) mod fill;
 pub(crate) use fill::{fill, fill_nontemporal};
 
@@ -22,8 +22,8 @@ crate::arch::tier_type! {
 }
 
 crate::arch::tier_type! {
-    /// The AVX-512 tier's checksum kernel with AVX512-VNNI (`vpdpwssd`), which
-    /// the tier uses where the CPU has it. Holding a value proves that the CPU
+    /// The AVX-512 tier's checksum and copy-and-checksum kernels with
+    /// AVX512-VNNI (`vpdpwssd`), which the tier uses where the CPU has it. Holding a value proves that the CPU
     /// has AVX-512F, AVX-512BW and AVX512-VNNI.
     Avx512Vnni,
     runtime: std::is_x86_feature_detected!("avx512f")
