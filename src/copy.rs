@@ -44,20 +44,20 @@ fn copy_sum(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u16 {
 /// ```
 #[inline]
 pub fn copy_checksum(dst: &mut [u8], src: &[u8]) -> u16 {
-    assert_same_length(dst.len(), src.len());
-    if src.len() <= scalar::SHORT_MAX {
+    if src.len() <= scalar::SHORT_MAX && dst.len() == src.len() {
         !scalar::finish_native(scalar::copy_sum_native(as_uninit_mut(dst), src))
     } else {
-        copy_checksum_dispatched(as_uninit_mut(dst), src)
+        copy_checksum_dispatched(dst, src)
     }
 }
 
-/// [`copy_checksum`] of a long input, out of line: the short-input path of a
-/// caller that is not inlined then needs no stack frame, and reaches this
-/// by a tail jump.
+/// [`copy_checksum`] of a long input, or of slices of different lengths,
+/// out of line: the short-input path of a caller that is not inlined then
+/// makes no call and needs no stack frame, and reaches this by a tail jump.
 #[inline(never)]
-fn copy_checksum_dispatched(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u16 {
-    !copy_sum_dispatched(dst, src)
+fn copy_checksum_dispatched(dst: &mut [u8], src: &[u8]) -> u16 {
+    assert_same_length(dst.len(), src.len());
+    !copy_sum_dispatched(as_uninit_mut(dst), src)
 }
 
 /// Like [`copy_checksum`], but returns an error if the lengths differ.
