@@ -12,20 +12,21 @@
 //! | [`bench`] | `bench`: verify against a bare read of the same capture |
 
 mod bench;
-mod fix;
+pub mod fix;
 #[cfg(test)]
 mod fuzz;
-mod layers;
-mod link;
+pub mod layers;
+pub mod link;
 mod output;
 mod progress;
-mod read;
-mod verify;
+pub mod read;
+pub mod verify;
 
 use std::process::ExitCode;
 
 use clap::Subcommand;
 
+/// The subcommands of `fastpath pcap`.
 #[derive(Subcommand)]
 pub enum Command {
     /// Verify every checksum of captures: exit status 0 if none is bad, 1
@@ -38,6 +39,7 @@ pub enum Command {
     Bench(bench::Args),
 }
 
+/// Runs a subcommand: its exit status.
 pub fn run(command: &Command) -> ExitCode {
     match command {
         Command::Verify(args) => verify::run(args),

@@ -19,7 +19,7 @@
 use std::cell::RefCell;
 use std::fmt;
 use std::fs::File;
-use std::io::{self, Read, Seek};
+use std::io::{self, Read, Seek, SeekFrom};
 use std::path::Path;
 use std::rc::Rc;
 
@@ -106,7 +106,7 @@ impl std::error::Error for ReadError {}
 /// One frame: a packet record of a pcap file, or an Enhanced, Simple or
 /// (obsolete) Packet Block of a pcapng file, or one of the other pcapng
 /// [`RECORDS`] that Wireshark counts as frames.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Frame {
     /// The link type (LINKTYPE_*) of the frame's interface; `None` for a
     /// pcapng packet of an interface that was never described, and for
@@ -157,18 +157,39 @@ pub struct Capture {
     /// pcapng: the link type and snap length of each interface of the
     /// current section.
     interfaces: Vec<(u16, u32)>,
-    /// The file's length, for progress.
-    len: u64,
+    /// The capture's size, for progress.
+    size: u64,
 }
 
 impl Capture {
-    /// Opens a capture, pcap or pcapng, told apart by its magic number.
+    /// Opens a capture file, pcap or pcapng, told apart by its magic
+    /// number.
     pub fn open(path: &Path) -> Result<Capture, ReadError> {
+        let file = File::open(path).map_err(|e| ReadError {
+            offset: 0,
+            message: format!("cannot open: {e}"),
+        })?;
+        let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+        Capture::new(file, size)
+    }
+
+    /// Reads a capture, pcap or pcapng, from `input` (a
+    /// [`Cursor`](std::io::Cursor) over bytes in memory, say), from its
+    /// start.
+    pub fn from_reader(mut input: impl Read + Seek + 'static) -> Result<Capture, ReadError> {
+        let size = input.seek(SeekFrom::End(0)).map_err(|e| ReadError {
+            offset: 0,
+            message: format!("{e}"),
+        })?;
+        Capture::new(input, size)
+    }
+
+    /// Reads a capture of `size` bytes from the start of `input`.
+    fn new(mut input: impl Read + Seek + 'static, size: u64) -> Result<Capture, ReadError> {
         let at_start = |message: String| ReadError { offset: 0, message };
-        let mut file = File::open(path).map_err(|e| at_start(format!("cannot open: {e}")))?;
-        let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+        input.rewind().map_err(|e| at_start(format!("{e}")))?;
         let mut magic = [0; 4];
-        let got = read_full(&mut file, &mut magic).map_err(|e| at_start(format!("{e}")))?;
+        let got = read_full(&mut input, &mut magic).map_err(|e| at_start(format!("{e}")))?;
         if got == 0 {
             return Err(at_start("empty file: not a capture".into()));
         }
@@ -192,10 +213,10 @@ impl Capture {
                 )));
             }
         };
-        file.rewind().map_err(|e| at_start(format!("{e}")))?;
+        input.rewind().map_err(|e| at_start(format!("{e}")))?;
         let io_error = Rc::new(RefCell::new(None));
         let input = FullRead {
-            inner: file,
+            inner: input,
             error: Rc::clone(&io_error),
         };
         let reader: Result<Box<dyn PcapReaderIterator>, _> = match format {
@@ -225,7 +246,7 @@ impl Capture {
             link: 0,
             big_endian: false,
             interfaces: Vec::new(),
-            len,
+            size,
         })
     }
 
@@ -234,9 +255,9 @@ impl Capture {
         self.format
     }
 
-    /// The file's length in bytes.
-    pub fn len(&self) -> u64 {
-        self.len
+    /// The capture's size in bytes.
+    pub fn size(&self) -> u64 {
+        self.size
     }
 
     /// How many bytes of the file have been handed out as blocks.
@@ -519,12 +540,12 @@ fn read_full(input: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
 /// The file as pcap-parser reads it: every read fills the space it is
 /// given unless the file ends (pcap-parser takes a short read for the
 /// end), and the first I/O error is kept, since pcap-parser drops it.
-struct FullRead {
-    inner: File,
+struct FullRead<R> {
+    inner: R,
     error: Rc<RefCell<Option<io::Error>>>,
 }
 
-impl Read for FullRead {
+impl<R: Read> Read for FullRead<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         read_full(&mut self.inner, buf).inspect_err(|e| {
             self.error
