@@ -36,6 +36,9 @@ pub const MAX_BLOCK: usize = 4 << 20;
 /// The buffer pcap-parser reads into; it grows up to a block's size.
 const BUFFER: usize = 1 << 20;
 
+/// The smallest section header block: its fields without options.
+const MIN_SHB: usize = 28;
+
 const SHB: u32 = 0x0a0d_0d0a;
 /// The obsolete Packet Block, which pcap-parser does not know.
 const PB: u32 = 0x0000_0002;
@@ -170,30 +173,44 @@ impl Capture {
             message: format!("cannot open: {e}"),
         })?;
         let size = file.metadata().map(|m| m.len()).unwrap_or(0);
-        Capture::new(file, size)
+        Capture::new(file, size, BUFFER)
     }
 
     /// Reads a capture, pcap or pcapng, from `input` (a
     /// [`Cursor`](std::io::Cursor) over bytes in memory, say), from its
     /// start.
-    pub fn from_reader(mut input: impl Read + Seek + 'static) -> Result<Capture, ReadError> {
+    pub fn from_reader(input: impl Read + Seek + 'static) -> Result<Capture, ReadError> {
+        Capture::with_buffer(input, BUFFER)
+    }
+
+    /// Reads a capture as [`from_reader`](Capture::from_reader) does,
+    /// into a buffer of `buffer` bytes at first, which grows to hold the
+    /// largest block: the blocks are the same whatever its size.
+    pub fn with_buffer(
+        mut input: impl Read + Seek + 'static,
+        buffer: usize,
+    ) -> Result<Capture, ReadError> {
         let size = input.seek(SeekFrom::End(0)).map_err(|e| ReadError {
             offset: 0,
             message: format!("{e}"),
         })?;
-        Capture::new(input, size)
+        Capture::new(input, size, buffer)
     }
 
     /// Reads a capture of `size` bytes from the start of `input`.
-    fn new(mut input: impl Read + Seek + 'static, size: u64) -> Result<Capture, ReadError> {
+    fn new(
+        mut input: impl Read + Seek + 'static,
+        size: u64,
+        buffer: usize,
+    ) -> Result<Capture, ReadError> {
         let at_start = |message: String| ReadError { offset: 0, message };
         input.rewind().map_err(|e| at_start(format!("{e}")))?;
-        let mut magic = [0; 4];
-        let got = read_full(&mut input, &mut magic).map_err(|e| at_start(format!("{e}")))?;
+        let mut header = [0; 12];
+        let got = read_full(&mut input, &mut header).map_err(|e| at_start(format!("{e}")))?;
         if got == 0 {
             return Err(at_start("empty file: not a capture".into()));
         }
-        let magic = u32::from_le_bytes(magic);
+        let magic = u32_at(&header, 0, false);
         let format = match magic {
             SHB => Format::PcapNg,
             0xa1b2_cd34 | 0x34cd_b2a1 => {
@@ -213,6 +230,14 @@ impl Capture {
                 )));
             }
         };
+        // pcap-parser parses the file header, or the first section header
+        // block, from the buffer it starts with: the buffer must hold it.
+        let first = match format {
+            Format::Pcap { .. } => 24,
+            Format::PcapNg => shb_len(&header[..got])
+                .filter(|&len| len <= MAX_BLOCK)
+                .map_or(MIN_SHB, |len| len.max(MIN_SHB)),
+        };
         input.rewind().map_err(|e| at_start(format!("{e}")))?;
         let io_error = Rc::new(RefCell::new(None));
         let input = FullRead {
@@ -220,8 +245,10 @@ impl Capture {
             error: Rc::clone(&io_error),
         };
         let reader: Result<Box<dyn PcapReaderIterator>, _> = match format {
-            Format::PcapNg => PcapNGReader::new(BUFFER, input).map(|r| Box::new(r) as _),
-            Format::Pcap { .. } => LegacyPcapReader::new(BUFFER, input).map(|r| Box::new(r) as _),
+            Format::PcapNg => PcapNGReader::new(buffer.max(first), input).map(|r| Box::new(r) as _),
+            Format::Pcap { .. } => {
+                LegacyPcapReader::new(buffer.max(first), input).map(|r| Box::new(r) as _)
+            }
         };
         let reader = reader.map_err(|e| {
             let what = if format == Format::PcapNg {
@@ -395,11 +422,9 @@ impl Capture {
                     ),
                 });
             }
-            if need > BUFFER {
-                // The buffer grows to hold the block (at most MAX_BLOCK,
-                // checked by framing), and never shrinks.
-                self.reader.grow(need);
-            }
+            // The buffer grows to hold the block (at most MAX_BLOCK,
+            // checked by framing), and never shrinks.
+            self.reader.grow(need);
             let refilled = self.reader.refill();
             if let Some(e) = self.io_error.borrow_mut().take() {
                 return Err(ReadError {
@@ -512,6 +537,18 @@ enum Framing {
     Whole(usize),
     /// Its header first, of this length.
     Header(usize),
+}
+
+/// The length of the section header block that starts `header`, in the
+/// byte order its byte-order magic tells.
+fn shb_len(header: &[u8]) -> Option<usize> {
+    let bom = u32_at(header.get(..12)?, 8, false);
+    let big_endian = match bom {
+        BYTE_ORDER_MAGIC => false,
+        _ if bom.swap_bytes() == BYTE_ORDER_MAGIC => true,
+        _ => return None,
+    };
+    Some(u32_at(header, 4, big_endian) as usize)
 }
 
 fn u32_at(data: &[u8], at: usize, big_endian: bool) -> u32 {
