@@ -974,6 +974,27 @@ fn pcapng_block_and_packet_kinds() {
 }
 
 #[test]
+fn a_corrupt_section_header_is_named_not_dumped() {
+    // A big-endian section header block of length 0, then 100 kB: the
+    // message names the fault, not the bytes that follow it.
+    let mut bytes = vec![0x0a, 0x0d, 0x0d, 0x0a, 0, 0, 0, 0, 0x1a, 0x2b, 0x3c, 0x4d];
+    bytes.extend([0, 1, 0, 0]);
+    bytes.resize(100_000, 0);
+    let dir = temp_dir("corrupt-shb");
+    let input = dir.join("corrupt.pcapng");
+    fs::write(&input, &bytes).unwrap();
+    let out = fastpath(&["pcap", "verify", path(&input)]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("corrupt section header block") && stderr.contains("byte offset 0"),
+        "{stderr}"
+    );
+    assert!(stderr.len() < 200, "{} bytes: {stderr:.200}", stderr.len());
+    fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
 fn a_section_header_block_larger_than_the_read_buffer() {
     // 2 MiB of comments in the first section header block: more than the
     // 1 MiB buffer that reading starts with, less than the 4 MiB accepted

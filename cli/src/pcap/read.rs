@@ -260,7 +260,7 @@ impl Capture {
                 PcapError::Incomplete(_) | PcapError::UnexpectedEof => {
                     format!("truncated or oversized {what}")
                 }
-                e => format!("corrupt {what}: {e}"),
+                e => format!("corrupt {what}: {}", describe(&e)),
             })
         })?;
         Ok(Capture {
