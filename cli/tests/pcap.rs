@@ -995,6 +995,38 @@ fn a_corrupt_section_header_is_named_not_dumped() {
 }
 
 #[test]
+fn a_corrupt_block_reads_the_same_wherever_it_is() {
+    // An enhanced packet block of 16 bytes, too short for its fields: the
+    // same error whether more blocks follow it or the file ends there.
+    let packet = frame(1, eth(&ipv4(17, &udp(&A4, &payload(30)))));
+    let mut bytes = section_header(false);
+    bytes.extend(interface(false, 1, 0));
+    let at = bytes.len();
+    bytes.extend(block(false, 6, &[0; 4]));
+    let end = bytes.len();
+    for _ in 0..4 {
+        bytes.extend(enhanced_packet(false, 0, 0, &packet));
+    }
+    let dir = temp_dir("short-block");
+    let (middle, last) = (dir.join("middle.pcapng"), dir.join("last.pcapng"));
+    fs::write(&middle, &bytes).unwrap();
+    fs::write(&last, &bytes[..end]).unwrap();
+    let error = |file: &Path| {
+        let out = fastpath(&["pcap", "verify", path(file)]);
+        assert_eq!(out.status.code(), Some(2));
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        stderr.replace(path(file), "FILE")
+    };
+    let message = error(&middle);
+    assert!(
+        message.contains("corrupt block: ") && message.contains(&format!("byte offset {at}")),
+        "{message}"
+    );
+    assert_eq!(error(&last), message);
+    fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
 fn a_section_header_block_larger_than_the_read_buffer() {
     // 2 MiB of comments in the first section header block: more than the
     // 1 MiB buffer that reading starts with, less than the 4 MiB accepted

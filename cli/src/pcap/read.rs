@@ -10,11 +10,13 @@
 //!
 //! pcap-parser asks for more data when a block is incomplete, and an
 //! inner length that contradicts the block's (an EPB's captured length past
-//! its block length) looks the same. So before each block is handed to the
-//! parser, its length is read here from its header and checked against
-//! [`MAX_BLOCK`] and the data left: a truncated file, a corrupt length or
-//! an absurd one becomes an error naming the byte offset, never an endless
-//! refill or a huge allocation.
+//! its block length) looks the same. So before each block is parsed, its
+//! length is read here from its header and checked against [`MAX_BLOCK`]
+//! and the data left: a truncated file, a corrupt length or an absurd one
+//! becomes an error naming the byte offset, never an endless refill or a
+//! huge allocation. The block is then parsed from its own bytes alone, so
+//! that a corrupt one gets the same verdict wherever it falls in the
+//! buffer.
 
 use std::cell::RefCell;
 use std::fmt;
@@ -24,7 +26,10 @@ use std::path::Path;
 use std::rc::Rc;
 
 use pcap_parser::traits::PcapReaderIterator;
-use pcap_parser::{Block as NgBlock, LegacyPcapReader, PcapBlockOwned, PcapError, PcapNGReader};
+use pcap_parser::{
+    Block as NgBlock, LegacyPcapReader, PcapBlockOwned, PcapError, PcapNGReader, nom,
+    parse_block_be, parse_block_le, parse_pcap_frame, parse_pcap_frame_be, parse_pcap_header,
+};
 
 /// The largest record or block accepted: 4 MiB. libpcap never captures more
 /// than 256 KiB of a packet, and Wireshark refuses larger records for most
@@ -307,7 +312,9 @@ impl Capture {
             offset,
             message: format!("corrupt block: {e}"),
         };
-        let (size, frame) = match self.reader.next() {
+        let raw = &self.reader.data()[..need];
+        let parsed = parse(raw, self.format, self.header_read, self.big_endian);
+        let (size, frame) = match parsed {
             Ok((size, block)) => {
                 let frame = match block {
                     PcapBlockOwned::LegacyHeader(header) => {
@@ -512,6 +519,40 @@ impl Capture {
             len,
             original_len: self.word(raw, 24),
         })
+    }
+}
+
+/// Parses the block that `raw` holds, as pcap-parser's readers do but
+/// from these bytes alone, never from those after them: the same verdict
+/// wherever the block falls in the buffer. The number of bytes parsed,
+/// and the block.
+fn parse(
+    raw: &[u8],
+    format: Format,
+    header_read: bool,
+    big_endian: bool,
+) -> Result<(usize, PcapBlockOwned<'_>), PcapError<&[u8]>> {
+    let parsed = match format {
+        Format::Pcap { .. } if !header_read => {
+            parse_pcap_header(raw).map(|(rest, header)| (rest, PcapBlockOwned::from(header)))
+        }
+        Format::Pcap { big_endian, .. } => if big_endian {
+            parse_pcap_frame_be(raw)
+        } else {
+            parse_pcap_frame(raw)
+        }
+        .map(|(rest, record)| (rest, PcapBlockOwned::from(record))),
+        Format::PcapNg => if big_endian {
+            parse_block_be(raw)
+        } else {
+            parse_block_le(raw)
+        }
+        .map(|(rest, block)| (rest, PcapBlockOwned::from(block))),
+    };
+    match parsed {
+        Ok((rest, block)) => Ok((raw.len() - rest.len(), block)),
+        Err(nom::Err::Incomplete(_)) => Err(PcapError::Incomplete(0)),
+        Err(nom::Err::Error(e) | nom::Err::Failure(e)) => Err(e),
     }
 }
 
