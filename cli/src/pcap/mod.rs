@@ -7,9 +7,9 @@
 //! | [`layers`] | every checksum of an IP packet, tunnels (IP-in-IP, GRE, VXLAN) included; fixing them innermost first |
 //! | [`verify`] | `verify`: JSON lines or a summary per file, exit status 0, 1 or 2 |
 //! | [`fix`] | `fix`: the raw blocks copied, checksum fields patched, written through a temporary file |
-//! | [`output`] | the JSON line of the contract, the tally and the summary |
-//! | [`progress`] | the progress bar, on a terminal only |
-//! | [`bench`] | `bench`: verify against a bare read of the same capture |
+//! | `output` | the JSON line of the contract, the tally and the summary |
+//! | `progress` | the progress bar, on a terminal only |
+//! | `bench` | `bench`: verify against a bare read of the same capture |
 
 mod bench;
 pub mod fix;

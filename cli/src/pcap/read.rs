@@ -113,7 +113,7 @@ impl std::error::Error for ReadError {}
 
 /// One frame: a packet record of a pcap file, or an Enhanced, Simple or
 /// (obsolete) Packet Block of a pcapng file, or one of the other pcapng
-/// [`RECORDS`] that Wireshark counts as frames.
+/// `RECORDS` that Wireshark counts as frames.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Frame {
     /// The link type (LINKTYPE_*) of the frame's interface; `None` for a
