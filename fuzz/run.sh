@@ -18,15 +18,18 @@ targets=("$@")
 ((${#targets[@]})) || mapfile -t targets < <(cargo +nightly fuzz list)
 # shellcheck disable=SC2206 # word splitting wanted
 extra=(${FUZZ_ARGS-})
+# An input that takes over 512 MiB or 10 s is a finding (the pcap target's
+# "bounded memory, no hang").
+limits=(-rss_limit_mb=512 -timeout=10)
 
 for target in "${targets[@]}"; do
   mkdir -p "corpus/$target" "seeds/$target"
   if ((seconds == 0)); then
     echo "--- $target: the seeds"
-    cargo +nightly fuzz run "${extra[@]}" "$target" "seeds/$target" -- -runs=0
+    cargo +nightly fuzz run "${extra[@]}" "$target" "seeds/$target" -- -runs=0 "${limits[@]}"
   else
     echo "--- $target: ${seconds}s"
     cargo +nightly fuzz run "${extra[@]}" "$target" "corpus/$target" "seeds/$target" -- \
-      -max_total_time="$seconds" -print_final_stats=1
+      -max_total_time="$seconds" -print_final_stats=1 "${limits[@]}"
   fi
 done

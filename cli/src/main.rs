@@ -11,13 +11,12 @@
 mod bench;
 mod cpu;
 mod info;
-mod pcap;
 mod plot;
 
-use std::io;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use fastpath_cli::{is_broken_pipe, pcap};
 
 /// The data path of packet processing: Internet checksum kernels per CPU tier.
 #[derive(Parser)]
@@ -55,10 +54,4 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-fn is_broken_pipe(err: &anyhow::Error) -> bool {
-    err.chain()
-        .filter_map(|cause| cause.downcast_ref::<io::Error>())
-        .any(|io| io.kind() == io::ErrorKind::BrokenPipe)
 }

@@ -973,6 +973,105 @@ fn pcapng_block_and_packet_kinds() {
     fs::remove_dir_all(dir).unwrap();
 }
 
+#[test]
+fn a_corrupt_section_header_is_named_not_dumped() {
+    // A big-endian section header block of length 0, then 100 kB: the
+    // message names the fault, not the bytes that follow it.
+    let mut bytes = vec![0x0a, 0x0d, 0x0d, 0x0a, 0, 0, 0, 0, 0x1a, 0x2b, 0x3c, 0x4d];
+    bytes.extend([0, 1, 0, 0]);
+    bytes.resize(100_000, 0);
+    let dir = temp_dir("corrupt-shb");
+    let input = dir.join("corrupt.pcapng");
+    fs::write(&input, &bytes).unwrap();
+    let out = fastpath(&["pcap", "verify", path(&input)]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("corrupt section header block") && stderr.contains("byte offset 0"),
+        "{stderr}"
+    );
+    assert!(stderr.len() < 200, "{} bytes: {stderr:.200}", stderr.len());
+    fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn a_corrupt_block_reads_the_same_wherever_it_is() {
+    // An enhanced packet block of 16 bytes, too short for its fields: the
+    // same error whether more blocks follow it or the file ends there.
+    let packet = frame(1, eth(&ipv4(17, &udp(&A4, &payload(30)))));
+    let mut bytes = section_header(false);
+    bytes.extend(interface(false, 1, 0));
+    let at = bytes.len();
+    bytes.extend(block(false, 6, &[0; 4]));
+    let end = bytes.len();
+    for _ in 0..4 {
+        bytes.extend(enhanced_packet(false, 0, 0, &packet));
+    }
+    let dir = temp_dir("short-block");
+    let (middle, last) = (dir.join("middle.pcapng"), dir.join("last.pcapng"));
+    fs::write(&middle, &bytes).unwrap();
+    fs::write(&last, &bytes[..end]).unwrap();
+    let error = |file: &Path| {
+        let out = fastpath(&["pcap", "verify", path(file)]);
+        assert_eq!(out.status.code(), Some(2));
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        stderr.replace(path(file), "FILE")
+    };
+    let message = error(&middle);
+    assert!(
+        message.contains("corrupt block: ") && message.contains(&format!("byte offset {at}")),
+        "{message}"
+    );
+    assert_eq!(error(&last), message);
+    fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn a_section_header_block_larger_than_the_read_buffer() {
+    // 2 MiB of comments in the first section header block: more than the
+    // 1 MiB buffer that reading starts with, less than the 4 MiB accepted
+    // of any block.
+    let comment = vec![b'c'; 65_532];
+    let comments: Vec<(u16, &[u8])> = (0..32).map(|_| (1, &comment[..])).collect();
+    let bad = eth(&spoil(ipv4(17, &udp(&A4, &payload(30))), 26));
+    let dir = temp_dir("large-shb");
+    for big_endian in [false, true] {
+        // Byte-order magic, version 1.0.
+        let mut body = if big_endian {
+            vec![0x1a, 0x2b, 0x3c, 0x4d, 0, 1, 0, 0]
+        } else {
+            vec![0x4d, 0x3c, 0x2b, 0x1a, 1, 0, 0, 0]
+        };
+        body.extend([0xff; 8]);
+        body.extend(options(big_endian, &comments));
+        let mut bytes = block(big_endian, 0x0a0d_0d0a, &body);
+        assert!(bytes.len() > 2 << 20);
+        bytes.extend(interface(big_endian, 1, 0));
+        bytes.extend(enhanced_packet(big_endian, 0, 0, &frame(1, bad.clone())));
+        let input = dir.join(format!("large-shb-{big_endian}.pcapng"));
+        fs::write(&input, &bytes).unwrap();
+        let (out, lines) = verify_json(&input);
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let got: Vec<_> = lines.iter().map(|l| (l.3.as_str(), l.4.as_str())).collect();
+        assert_eq!(got, [("ipv4", "good"), ("udp", "bad")]);
+        let fixed = dir.join(format!("fixed-{big_endian}.pcapng"));
+        let out = fastpath(&["pcap", "fix", path(&input), "-o", path(&fixed)]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(fs::read(&fixed).unwrap().len(), bytes.len());
+        assert_eq!(verify_json(&fixed).0.status.code(), Some(0));
+    }
+    fs::remove_dir_all(dir).unwrap();
+}
+
 /// The offset of the `n`th occurrence of `needle` in `haystack`.
 fn find(haystack: &[u8], needle: &[u8], n: usize) -> usize {
     (0..haystack.len() - needle.len())

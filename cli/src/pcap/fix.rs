@@ -12,7 +12,7 @@
 //! input are as they were. The output takes the input's permissions.
 
 use std::fs;
-use std::io::{BufWriter, Write};
+use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -22,9 +22,10 @@ use fastpath::packet::{Protocol, ProtocolSet, Status};
 use super::layers::{self, Layer};
 use super::link::{self, Network};
 use super::progress::Progress;
-use super::read::Capture;
+use super::read::{Block, Capture};
 use super::verify::{Inspector, Kind};
 
+/// The arguments of `fastpath pcap fix`.
 #[derive(clap::Args)]
 pub struct Args {
     /// The capture to fix, pcap or pcapng.
@@ -43,18 +44,97 @@ pub struct Args {
 }
 
 /// What `fix` changed and left.
-#[derive(Default)]
-struct Changes {
-    frames: u64,
-    frames_fixed: u64,
-    /// Fields written, by protocol.
-    fixed: [u64; 5],
-    /// Wrong checksums of protocols not in `--only`.
-    excluded: u64,
+#[derive(Clone, Debug, Default)]
+pub struct Changes {
+    /// Frames copied.
+    pub frames: u64,
+    /// Frames with a checksum field written.
+    pub frames_fixed: u64,
+    /// Fields written, by protocol (indexed by [`Protocol`] as `usize`).
+    pub fixed: [u64; 5],
+    /// Wrong checksums of protocols not in `--only`, left as they are.
+    pub excluded: u64,
     /// Checksums that can't be verified, left as they are.
-    unverified: u64,
+    pub unverified: u64,
 }
 
+/// Copies blocks of a capture with their wrong checksums corrected: what
+/// `fix` writes, block by block. Keeps its buffers from block to block.
+pub struct Fixer {
+    only: ProtocolSet,
+    changes: Changes,
+    inspector: Inspector,
+    copy: Vec<u8>,
+    layers: Vec<Layer>,
+}
+
+impl Fixer {
+    /// A fixer that writes the checksums of the protocols in `only`.
+    pub fn new(only: ProtocolSet) -> Fixer {
+        Fixer {
+            only,
+            changes: Changes::default(),
+            inspector: Inspector::default(),
+            copy: Vec::new(),
+            layers: Vec::new(),
+        }
+    }
+
+    /// Writes `block` to `out`, byte for byte but for the checksum fields
+    /// of its frame that are verifiable, wrong and of a protocol in `only`.
+    pub fn write(&mut self, block: &Block<'_>, out: &mut impl Write) -> io::Result<()> {
+        let only = self.only;
+        let changes = &mut self.changes;
+        let Some(frame) = block.frame else {
+            return out.write_all(block.raw);
+        };
+        changes.frames += 1;
+        let data = frame.data(block.raw);
+        let inspector = &mut self.inspector;
+        let needed = inspector.inspect(&frame, data) == Kind::Ip
+            && inspector.layers.iter().any(|l| wanted(l, only));
+        for layer in &inspector.layers {
+            match layer.report.status {
+                Status::Unverified(_) => changes.unverified += 1,
+                s if s.needs_fix() && !only.contains(layer.report.protocol) => {
+                    changes.excluded += 1;
+                }
+                _ => {}
+            }
+        }
+        if !needed {
+            return out.write_all(block.raw);
+        }
+        self.copy.clear();
+        self.copy.extend_from_slice(block.raw);
+        let frame_bytes = &mut self.copy[frame.start..frame.start + frame.len];
+        let Some(link) = frame.link else {
+            unreachable!("inspected as IP")
+        };
+        let Network::Ip(at) = link::locate(link, frame_bytes) else {
+            unreachable!("inspected as IP")
+        };
+        self.layers.clear();
+        if layers::fix(&mut frame_bytes[at..], only, &mut self.layers).is_ok() {
+            let mut any = false;
+            for layer in &self.layers {
+                if wanted(layer, only) && layer.report.computed != layer.report.stored {
+                    changes.fixed[layer.report.protocol as usize] += 1;
+                    any = true;
+                }
+            }
+            changes.frames_fixed += u64::from(any);
+        }
+        out.write_all(&self.copy)
+    }
+
+    /// What the blocks written so far changed and left.
+    pub fn changes(&self) -> &Changes {
+        &self.changes
+    }
+}
+
+/// Runs `fastpath pcap fix`: exit status 0, or 2 on an error.
 pub fn run(args: &Args) -> ExitCode {
     match fix(args) {
         Ok(()) => ExitCode::SUCCESS,
@@ -90,58 +170,14 @@ fn fix(args: &Args) -> Result<()> {
         .with_context(|| format!("cannot create a temporary file in {}", directory.display()))?;
     let written = || format!("writing {}", temporary.path().display());
     let mut out = BufWriter::with_capacity(1 << 20, temporary.as_file());
-    let mut changes = Changes::default();
-    let mut inspector = Inspector::default();
-    let mut copy = Vec::new();
-    let mut layers = Vec::new();
-    let mut progress = Progress::new(&name, capture.len());
+    let mut fixer = Fixer::new(only);
+    let mut progress = Progress::new(&name, capture.size());
     loop {
         progress.update(capture.position());
         let Some(block) = capture.next_block().with_context(|| format!("{name}"))? else {
             break;
         };
-        let Some(frame) = block.frame else {
-            out.write_all(block.raw).with_context(written)?;
-            continue;
-        };
-        changes.frames += 1;
-        let data = frame.data(block.raw);
-        let needed = inspector.inspect(&frame, data) == Kind::Ip
-            && inspector.layers.iter().any(|l| wanted(l, only));
-        for layer in &inspector.layers {
-            match layer.report.status {
-                Status::Unverified(_) => changes.unverified += 1,
-                s if s.needs_fix() && !only.contains(layer.report.protocol) => {
-                    changes.excluded += 1;
-                }
-                _ => {}
-            }
-        }
-        if !needed {
-            out.write_all(block.raw).with_context(written)?;
-            continue;
-        }
-        copy.clear();
-        copy.extend_from_slice(block.raw);
-        let frame_bytes = &mut copy[frame.start..frame.start + frame.len];
-        let Some(link) = frame.link else {
-            unreachable!("inspected as IP")
-        };
-        let Network::Ip(at) = link::locate(link, frame_bytes) else {
-            unreachable!("inspected as IP")
-        };
-        layers.clear();
-        if layers::fix(&mut frame_bytes[at..], only, &mut layers).is_ok() {
-            let mut any = false;
-            for layer in &layers {
-                if wanted(layer, only) && layer.report.computed != layer.report.stored {
-                    changes.fixed[layer.report.protocol as usize] += 1;
-                    any = true;
-                }
-            }
-            changes.frames_fixed += u64::from(any);
-        }
-        out.write_all(&copy).with_context(written)?;
+        fixer.write(&block, &mut out).with_context(written)?;
     }
     drop(progress);
     out.flush().with_context(written)?;
@@ -155,7 +191,7 @@ fn fix(args: &Args) -> Result<()> {
             target.display()
         )
     })?;
-    println!("{}", summary(&name, &target, &changes));
+    println!("{}", summary(&name, &target, fixer.changes()));
     Ok(())
 }
 

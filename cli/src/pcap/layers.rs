@@ -88,6 +88,28 @@ pub fn inspect(ip: &[u8], layers: &mut Vec<Layer>) -> Result<(), packet::Error> 
     Ok(())
 }
 
+/// Where [`fix`] may write in the IP packet `ip`: the offset of every
+/// checksum field that [`inspect`] reports, and of every GRE checksum on
+/// the way to the innermost packet.
+pub fn checksum_fields(ip: &[u8], fields: &mut Vec<usize>) {
+    let mut base = 0;
+    let mut packet = ip;
+    for depth in 0..=MAX_DEPTH {
+        let Ok(analysis) = packet::analyze(packet) else {
+            return;
+        };
+        fields.extend(analysis.reports().map(|report| base + report.offset));
+        let Some(tunnel) = tunnel(packet, &analysis).filter(|_| depth < MAX_DEPTH) else {
+            return;
+        };
+        if let Some(gre) = &tunnel.gre_checksum {
+            fields.push(base + gre.start + 4);
+        }
+        base += tunnel.inner.start;
+        packet = &packet[tunnel.inner];
+    }
+}
+
 /// An IPv4 header cut short after its checksum field (by a snap length),
 /// which [`packet::analyze`] does not take for a header: its checksum is
 /// there but unverifiable, as Wireshark reports it.

@@ -7,25 +7,26 @@
 //! | [`layers`] | every checksum of an IP packet, tunnels (IP-in-IP, GRE, VXLAN) included; fixing them innermost first |
 //! | [`verify`] | `verify`: JSON lines or a summary per file, exit status 0, 1 or 2 |
 //! | [`fix`] | `fix`: the raw blocks copied, checksum fields patched, written through a temporary file |
-//! | [`output`] | the JSON line of the contract, the tally and the summary |
-//! | [`progress`] | the progress bar, on a terminal only |
-//! | [`bench`] | `bench`: verify against a bare read of the same capture |
+//! | `output` | the JSON line of the contract, the tally and the summary |
+//! | `progress` | the progress bar, on a terminal only |
+//! | `bench` | `bench`: verify against a bare read of the same capture |
 
 mod bench;
-mod fix;
+pub mod fix;
 #[cfg(test)]
 mod fuzz;
-mod layers;
-mod link;
+pub mod layers;
+pub mod link;
 mod output;
 mod progress;
-mod read;
-mod verify;
+pub mod read;
+pub mod verify;
 
 use std::process::ExitCode;
 
 use clap::Subcommand;
 
+/// The subcommands of `fastpath pcap`.
 #[derive(Subcommand)]
 pub enum Command {
     /// Verify every checksum of captures: exit status 0 if none is bad, 1
@@ -38,6 +39,7 @@ pub enum Command {
     Bench(bench::Args),
 }
 
+/// Runs a subcommand: its exit status.
 pub fn run(command: &Command) -> ExitCode {
     match command {
         Command::Verify(args) => verify::run(args),

@@ -10,21 +10,26 @@
 //!
 //! pcap-parser asks for more data when a block is incomplete, and an
 //! inner length that contradicts the block's (an EPB's captured length past
-//! its block length) looks the same. So before each block is handed to the
-//! parser, its length is read here from its header and checked against
-//! [`MAX_BLOCK`] and the data left: a truncated file, a corrupt length or
-//! an absurd one becomes an error naming the byte offset, never an endless
-//! refill or a huge allocation.
+//! its block length) looks the same. So before each block is parsed, its
+//! length is read here from its header and checked against [`MAX_BLOCK`]
+//! and the data left: a truncated file, a corrupt length or an absurd one
+//! becomes an error naming the byte offset, never an endless refill or a
+//! huge allocation. The block is then parsed from its own bytes alone, so
+//! that a corrupt one gets the same verdict wherever it falls in the
+//! buffer.
 
 use std::cell::RefCell;
 use std::fmt;
 use std::fs::File;
-use std::io::{self, Read, Seek};
+use std::io::{self, Read, Seek, SeekFrom};
 use std::path::Path;
 use std::rc::Rc;
 
 use pcap_parser::traits::PcapReaderIterator;
-use pcap_parser::{Block as NgBlock, LegacyPcapReader, PcapBlockOwned, PcapError, PcapNGReader};
+use pcap_parser::{
+    Block as NgBlock, LegacyPcapReader, PcapBlockOwned, PcapError, PcapNGReader, nom,
+    parse_block_be, parse_block_le, parse_pcap_frame, parse_pcap_frame_be, parse_pcap_header,
+};
 
 /// The largest record or block accepted: 4 MiB. libpcap never captures more
 /// than 256 KiB of a packet, and Wireshark refuses larger records for most
@@ -35,6 +40,9 @@ pub const MAX_BLOCK: usize = 4 << 20;
 
 /// The buffer pcap-parser reads into; it grows up to a block's size.
 const BUFFER: usize = 1 << 20;
+
+/// The smallest section header block: its fields without options.
+const MIN_SHB: usize = 28;
 
 const SHB: u32 = 0x0a0d_0d0a;
 /// The obsolete Packet Block, which pcap-parser does not know.
@@ -105,8 +113,8 @@ impl std::error::Error for ReadError {}
 
 /// One frame: a packet record of a pcap file, or an Enhanced, Simple or
 /// (obsolete) Packet Block of a pcapng file, or one of the other pcapng
-/// [`RECORDS`] that Wireshark counts as frames.
-#[derive(Clone, Copy, Debug)]
+/// `RECORDS` that Wireshark counts as frames.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Frame {
     /// The link type (LINKTYPE_*) of the frame's interface; `None` for a
     /// pcapng packet of an interface that was never described, and for
@@ -157,22 +165,57 @@ pub struct Capture {
     /// pcapng: the link type and snap length of each interface of the
     /// current section.
     interfaces: Vec<(u16, u32)>,
-    /// The file's length, for progress.
-    len: u64,
+    /// The capture's size, for progress.
+    size: u64,
 }
 
 impl Capture {
-    /// Opens a capture, pcap or pcapng, told apart by its magic number.
+    /// Opens a capture file, pcap or pcapng, told apart by its magic
+    /// number.
     pub fn open(path: &Path) -> Result<Capture, ReadError> {
+        let file = File::open(path).map_err(|e| ReadError {
+            offset: 0,
+            message: format!("cannot open: {e}"),
+        })?;
+        let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+        Capture::new(file, size, BUFFER)
+    }
+
+    /// Reads a capture, pcap or pcapng, from `input` (a
+    /// [`Cursor`](std::io::Cursor) over bytes in memory, say), from its
+    /// start.
+    pub fn from_reader(input: impl Read + Seek + 'static) -> Result<Capture, ReadError> {
+        Capture::with_buffer(input, BUFFER)
+    }
+
+    /// Reads a capture as [`from_reader`](Capture::from_reader) does,
+    /// into a buffer of `buffer` bytes at first, which grows to hold the
+    /// largest block: the blocks are the same whatever its size.
+    pub fn with_buffer(
+        mut input: impl Read + Seek + 'static,
+        buffer: usize,
+    ) -> Result<Capture, ReadError> {
+        let size = input.seek(SeekFrom::End(0)).map_err(|e| ReadError {
+            offset: 0,
+            message: format!("{e}"),
+        })?;
+        Capture::new(input, size, buffer)
+    }
+
+    /// Reads a capture of `size` bytes from the start of `input`.
+    fn new(
+        mut input: impl Read + Seek + 'static,
+        size: u64,
+        buffer: usize,
+    ) -> Result<Capture, ReadError> {
         let at_start = |message: String| ReadError { offset: 0, message };
-        let mut file = File::open(path).map_err(|e| at_start(format!("cannot open: {e}")))?;
-        let len = file.metadata().map(|m| m.len()).unwrap_or(0);
-        let mut magic = [0; 4];
-        let got = read_full(&mut file, &mut magic).map_err(|e| at_start(format!("{e}")))?;
+        input.rewind().map_err(|e| at_start(format!("{e}")))?;
+        let mut header = [0; 12];
+        let got = read_full(&mut input, &mut header).map_err(|e| at_start(format!("{e}")))?;
         if got == 0 {
             return Err(at_start("empty file: not a capture".into()));
         }
-        let magic = u32::from_le_bytes(magic);
+        let magic = u32_at(&header, 0, false);
         let format = match magic {
             SHB => Format::PcapNg,
             0xa1b2_cd34 | 0x34cd_b2a1 => {
@@ -192,15 +235,25 @@ impl Capture {
                 )));
             }
         };
-        file.rewind().map_err(|e| at_start(format!("{e}")))?;
+        // pcap-parser parses the file header, or the first section header
+        // block, from the buffer it starts with: the buffer must hold it.
+        let first = match format {
+            Format::Pcap { .. } => 24,
+            Format::PcapNg => shb_len(&header[..got])
+                .filter(|&len| len <= MAX_BLOCK)
+                .map_or(MIN_SHB, |len| len.max(MIN_SHB)),
+        };
+        input.rewind().map_err(|e| at_start(format!("{e}")))?;
         let io_error = Rc::new(RefCell::new(None));
         let input = FullRead {
-            inner: file,
+            inner: input,
             error: Rc::clone(&io_error),
         };
         let reader: Result<Box<dyn PcapReaderIterator>, _> = match format {
-            Format::PcapNg => PcapNGReader::new(BUFFER, input).map(|r| Box::new(r) as _),
-            Format::Pcap { .. } => LegacyPcapReader::new(BUFFER, input).map(|r| Box::new(r) as _),
+            Format::PcapNg => PcapNGReader::new(buffer.max(first), input).map(|r| Box::new(r) as _),
+            Format::Pcap { .. } => {
+                LegacyPcapReader::new(buffer.max(first), input).map(|r| Box::new(r) as _)
+            }
         };
         let reader = reader.map_err(|e| {
             let what = if format == Format::PcapNg {
@@ -212,7 +265,7 @@ impl Capture {
                 PcapError::Incomplete(_) | PcapError::UnexpectedEof => {
                     format!("truncated or oversized {what}")
                 }
-                e => format!("corrupt {what}: {e}"),
+                e => format!("corrupt {what}: {}", describe(&e)),
             })
         })?;
         Ok(Capture {
@@ -225,7 +278,7 @@ impl Capture {
             link: 0,
             big_endian: false,
             interfaces: Vec::new(),
-            len,
+            size,
         })
     }
 
@@ -234,9 +287,9 @@ impl Capture {
         self.format
     }
 
-    /// The file's length in bytes.
-    pub fn len(&self) -> u64 {
-        self.len
+    /// The capture's size in bytes.
+    pub fn size(&self) -> u64 {
+        self.size
     }
 
     /// How many bytes of the file have been handed out as blocks.
@@ -259,7 +312,9 @@ impl Capture {
             offset,
             message: format!("corrupt block: {e}"),
         };
-        let (size, frame) = match self.reader.next() {
+        let raw = &self.reader.data()[..need];
+        let parsed = parse(raw, self.format, self.header_read, self.big_endian);
+        let (size, frame) = match parsed {
             Ok((size, block)) => {
                 let frame = match block {
                     PcapBlockOwned::LegacyHeader(header) => {
@@ -374,11 +429,9 @@ impl Capture {
                     ),
                 });
             }
-            if need > BUFFER {
-                // The buffer grows to hold the block (at most MAX_BLOCK,
-                // checked by framing), and never shrinks.
-                self.reader.grow(need);
-            }
+            // The buffer grows to hold the block (at most MAX_BLOCK,
+            // checked by framing), and never shrinks.
+            self.reader.grow(need);
             let refilled = self.reader.refill();
             if let Some(e) = self.io_error.borrow_mut().take() {
                 return Err(ReadError {
@@ -469,6 +522,40 @@ impl Capture {
     }
 }
 
+/// Parses the block that `raw` holds, as pcap-parser's readers do but
+/// from these bytes alone, never from those after them: the same verdict
+/// wherever the block falls in the buffer. The number of bytes parsed,
+/// and the block.
+fn parse(
+    raw: &[u8],
+    format: Format,
+    header_read: bool,
+    big_endian: bool,
+) -> Result<(usize, PcapBlockOwned<'_>), PcapError<&[u8]>> {
+    let parsed = match format {
+        Format::Pcap { .. } if !header_read => {
+            parse_pcap_header(raw).map(|(rest, header)| (rest, PcapBlockOwned::from(header)))
+        }
+        Format::Pcap { big_endian, .. } => if big_endian {
+            parse_pcap_frame_be(raw)
+        } else {
+            parse_pcap_frame(raw)
+        }
+        .map(|(rest, record)| (rest, PcapBlockOwned::from(record))),
+        Format::PcapNg => if big_endian {
+            parse_block_be(raw)
+        } else {
+            parse_block_le(raw)
+        }
+        .map(|(rest, block)| (rest, PcapBlockOwned::from(block))),
+    };
+    match parsed {
+        Ok((rest, block)) => Ok((raw.len() - rest.len(), block)),
+        Err(nom::Err::Incomplete(_)) => Err(PcapError::Incomplete(0)),
+        Err(nom::Err::Error(e) | nom::Err::Failure(e)) => Err(e),
+    }
+}
+
 /// What a parse error of a block known to be whole means.
 fn describe<I>(e: &PcapError<I>) -> String {
     match e {
@@ -491,6 +578,18 @@ enum Framing {
     Whole(usize),
     /// Its header first, of this length.
     Header(usize),
+}
+
+/// The length of the section header block that starts `header`, in the
+/// byte order its byte-order magic tells.
+fn shb_len(header: &[u8]) -> Option<usize> {
+    let bom = u32_at(header.get(..12)?, 8, false);
+    let big_endian = match bom {
+        BYTE_ORDER_MAGIC => false,
+        _ if bom.swap_bytes() == BYTE_ORDER_MAGIC => true,
+        _ => return None,
+    };
+    Some(u32_at(header, 4, big_endian) as usize)
 }
 
 fn u32_at(data: &[u8], at: usize, big_endian: bool) -> u32 {
@@ -519,12 +618,12 @@ fn read_full(input: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
 /// The file as pcap-parser reads it: every read fills the space it is
 /// given unless the file ends (pcap-parser takes a short read for the
 /// end), and the first I/O error is kept, since pcap-parser drops it.
-struct FullRead {
-    inner: File,
+struct FullRead<R> {
+    inner: R,
     error: Rc<RefCell<Option<io::Error>>>,
 }
 
-impl Read for FullRead {
+impl<R: Read> Read for FullRead<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         read_full(&mut self.inner, buf).inspect_err(|e| {
             self.error

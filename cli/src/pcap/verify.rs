@@ -30,6 +30,7 @@ use super::output::{self, Tally};
 use super::progress::Progress;
 use super::read::{Capture, Format, Frame, ReadError};
 
+/// The arguments of `fastpath pcap verify`.
 #[derive(clap::Args)]
 pub struct Args {
     /// Capture files, pcap or pcapng.
@@ -107,6 +108,8 @@ impl Inspector {
     }
 }
 
+/// Runs `fastpath pcap verify`: exit status 0 if no checksum is bad, 1 if
+/// one is, 2 if a file could not be read.
 pub fn run(args: &Args) -> ExitCode {
     let stdout = io::stdout();
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
@@ -164,7 +167,7 @@ fn verify_file(
     let mut capture = Capture::open(path).map_err(Failure::Read)?;
     let format = capture.format();
     let file = output::json_string(name);
-    let mut progress = Progress::new(name, capture.len());
+    let mut progress = Progress::new(name, capture.size());
     let mut inspector = Inspector::default();
     let mut tally = Tally::default();
     loop {
