@@ -440,6 +440,17 @@ macro_rules! fill_methods {
     ($tier:ident) => {
         impl $tier {
             /// Sets every byte of `dst` to `value` with this tier's kernel.
+            ///
+            /// ```
+            /// # #[cfg(target_arch = "x86_64")] use fastpath::arch::x86_64::*;
+            /// # #[cfg(target_arch = "aarch64")] use fastpath::arch::aarch64::*;
+            #[doc = concat!("if let Some(tier) = ", stringify!($tier), "::new() {")]
+            ///     let mut buf = [0u8; 100];
+            ///     tier.fill(&mut buf[3..97], 0xa5);
+            ///     assert!(buf[3..97].iter().all(|&b| b == 0xa5));
+            ///     assert_eq!((buf[2], buf[97]), (0, 0));
+            /// }
+            /// ```
             #[inline]
             pub fn fill(self, dst: &mut [u8], value: u8) {
                 // SAFETY: holding `self` proves that the CPU runs the tier.
@@ -451,6 +462,16 @@ macro_rules! fill_methods {
             /// vectors with non-temporal stores, which bypass the caches,
             /// then a store fence: see
             /// [`fastpath::fill_nontemporal`](crate::fill_nontemporal).
+            ///
+            /// ```
+            /// # #[cfg(target_arch = "x86_64")] use fastpath::arch::x86_64::*;
+            /// # #[cfg(target_arch = "aarch64")] use fastpath::arch::aarch64::*;
+            #[doc = concat!("if let Some(tier) = ", stringify!($tier), "::new() {")]
+            ///     let mut frame = vec![0xffu8; 1 << 16];
+            ///     tier.fill_nontemporal(&mut frame, 0);
+            ///     assert!(frame.iter().all(|&b| b == 0));
+            /// }
+            /// ```
             #[inline]
             pub fn fill_nontemporal(self, dst: &mut [u8], value: u8) {
                 // SAFETY: holding `self` proves that the CPU runs the tier.

@@ -203,6 +203,18 @@ pub fn fill_kernel(tier: Tier) -> Option<FillKernel> {
 
 /// The non-temporal fill kernel of `tier` (its `fill_nontemporal` method)
 /// as a plain function, or `None` if this CPU lacks the tier.
+///
+/// ```
+/// use fastpath::Tier;
+///
+/// for tier in Tier::ALL {
+///     if let Some(fill) = fastpath::arch::fill_nontemporal_kernel(tier) {
+///         let mut frame = vec![0xffu8; 1 << 16];
+///         fill(&mut frame, 0);
+///         assert!(frame.iter().all(|&b| b == 0));
+///     }
+/// }
+/// ```
 pub fn fill_nontemporal_kernel(tier: Tier) -> Option<FillKernel> {
     fill_kernels!(tier, fill_nontemporal)
 }

@@ -199,6 +199,13 @@ impl Protocol {
     ];
 
     /// The lower-case name: `ipv4`, `tcp`, `udp`, `icmp` or `icmpv6`.
+    ///
+    /// ```
+    /// use fastpath::packet::Protocol;
+    ///
+    /// assert_eq!(Protocol::Icmpv6.name(), "icmpv6");
+    /// assert_eq!(Protocol::Tcp.to_string(), "tcp");
+    /// ```
     pub const fn name(self) -> &'static str {
         match self {
             Protocol::Ipv4 => "ipv4",
@@ -265,11 +272,26 @@ impl ProtocolSet {
     pub const ALL: ProtocolSet = ProtocolSet(0b1_1111);
 
     /// The set with `protocol` added.
+    ///
+    /// ```
+    /// use fastpath::packet::{Protocol, ProtocolSet};
+    ///
+    /// let transport = ProtocolSet::EMPTY.with(Protocol::Tcp).with(Protocol::Udp);
+    /// assert!(transport.contains(Protocol::Udp));
+    /// assert!(!transport.contains(Protocol::Ipv4));
+    /// ```
     pub const fn with(self, protocol: Protocol) -> ProtocolSet {
         ProtocolSet(self.0 | 1 << protocol as u8)
     }
 
     /// Whether `protocol` is in the set.
+    ///
+    /// ```
+    /// use fastpath::packet::{Protocol, ProtocolSet};
+    ///
+    /// assert!(ProtocolSet::ALL.contains(Protocol::Icmp));
+    /// assert!(!ProtocolSet::EMPTY.contains(Protocol::Icmp));
+    /// ```
     pub const fn contains(self, protocol: Protocol) -> bool {
         self.0 & 1 << protocol as u8 != 0
     }
@@ -323,6 +345,13 @@ pub enum Status {
 impl Status {
     /// The lower-case name: `good`, `bad`, `unverified`, `absent` or
     /// `illegal`.
+    ///
+    /// ```
+    /// use fastpath::packet::{Error, Status};
+    ///
+    /// assert_eq!(Status::Good.name(), "good");
+    /// assert_eq!(Status::Unverified(Error::FirstFragment).to_string(), "unverified");
+    /// ```
     pub const fn name(self) -> &'static str {
         match self {
             Status::Good => "good",
@@ -335,6 +364,13 @@ impl Status {
 
     /// Whether [`fix`] writes this field: the checksum is verifiable and
     /// wrong ([`Status::Bad`] or [`Status::Illegal`]).
+    ///
+    /// ```
+    /// use fastpath::packet::Status;
+    ///
+    /// assert!(Status::Bad.needs_fix());
+    /// assert!(!Status::Absent.needs_fix()); // UDP over IPv4 may omit it
+    /// ```
     pub const fn needs_fix(self) -> bool {
         matches!(self, Status::Bad | Status::Illegal)
     }
@@ -479,6 +515,21 @@ impl Upper {
 
 /// Every checksum of the outermost IP header and the upper-layer header
 /// right after it, as [`analyze`] found them.
+///
+/// ```
+/// use fastpath::packet::{self, Protocol, Status};
+///
+/// // An IPv4 header alone (protocol 0x11 but no UDP header after it).
+/// let header = [
+///     0x45, 0x00, 0x00, 0x14, 0x00, 0x00, 0x40, 0x00, 0x40, 0x11, 0x00, 0x00,
+///     0xc0, 0xa8, 0x00, 0x01, 0xc0, 0xa8, 0x00, 0xc7,
+/// ];
+/// let analysis = packet::analyze(&header)?;
+/// let ip = analysis.ip.expect("an IPv4 header checksum");
+/// assert_eq!((ip.protocol, ip.status), (Protocol::Ipv4, Status::Bad));
+/// assert!(analysis.l4.is_err()); // no UDP header to check
+/// # Ok::<(), packet::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Analysis {
     /// The IPv4 header checksum; `None` for IPv6, whose header has none.

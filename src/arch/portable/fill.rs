@@ -28,6 +28,14 @@ impl Portable {
 
     /// Sets every byte of `dst` to `value`; the same as [`fill`](Self::fill)
     /// here, as portable Rust has no non-temporal store.
+    ///
+    /// ```
+    /// use fastpath::arch::portable::Portable;
+    ///
+    /// let mut frame = vec![0xffu8; 4096];
+    /// Portable::new().fill_nontemporal(&mut frame, 0);
+    /// assert!(frame.iter().all(|&b| b == 0));
+    /// ```
     #[inline]
     pub fn fill_nontemporal(self, dst: &mut [u8], value: u8) {
         fill_nontemporal(dst, value);
