@@ -328,24 +328,10 @@ unsafe fn fill_lines<V: Splat>(v: V, ptr: *mut u8, len: usize, nontemporal: bool
     unsafe {
         let end = ptr.add(len);
         if len <= 8 * w {
-            let last = end.sub(4 * w);
-            for i in 0..4 {
-                v.store(ptr.add(i * w));
-            }
-            for i in 0..4 {
-                v.store(last.add(i * w));
-            }
-            return;
+            return store_ends::<V, 4>(v, ptr, end);
         }
         if !nontemporal && len <= 16 * w {
-            let last = end.sub(8 * w);
-            for i in 0..8 {
-                v.store(ptr.add(i * w));
-            }
-            for i in 0..8 {
-                v.store(last.add(i * w));
-            }
-            return;
+            return store_ends::<V, 8>(v, ptr, end);
         }
         let first = ptr.add((LINE - ptr as usize % LINE) % LINE);
         let last = end.sub(end as usize % LINE);
@@ -382,6 +368,29 @@ unsafe fn fill_lines<V: Splat>(v: V, ptr: *mut u8, len: usize, nontemporal: bool
             for i in 0..LINE / w {
                 v.store(end.sub(LINE - i * w));
             }
+        }
+    }
+}
+
+/// Stores the first `N` vectors from `ptr` and the last `N` before `end`, in
+/// address order.
+///
+/// # Safety
+///
+/// The CPU must support `V`'s instruction set, and `ptr..end` must be
+/// writable and at least `N` vectors long.
+#[inline(always)]
+unsafe fn store_ends<V: Splat, const N: usize>(v: V, ptr: *mut u8, end: *mut u8) {
+    let w = V::BYTES;
+    // SAFETY: the vectors lie in `ptr..ptr + N * w` and `end - N * w..end`,
+    // inside `ptr..end` as the caller guarantees.
+    unsafe {
+        let last = end.sub(N * w);
+        for i in 0..N {
+            v.store(ptr.add(i * w));
+        }
+        for i in 0..N {
+            v.store(last.add(i * w));
         }
     }
 }

@@ -42,11 +42,6 @@ use crate::arch::scalar;
 crate::arch::sum_methods!(Avx512, sum);
 crate::arch::sum_methods!(Avx512Vnni, sum_vnni);
 
-/// Lines each of the copy kernel's four accumulators takes before the lanes
-/// are emptied: 4 * 2^12 lines move a lane by at most 2^30 either way, so
-/// the sum of the four accumulators fits in 32 signed bits.
-pub(super) const LINES_PER_REDUCTION: usize = 1 << 12;
-
 /// Lines the checksum kernel's eight accumulators take, together, before the
 /// lanes are emptied: 2^14 lines move a lane of their sum by at most 2^30.
 const LINES_PER_BATCH: usize = 1 << 14;

@@ -29,7 +29,7 @@
 use core::arch::x86_64::*;
 use core::mem::MaybeUninit;
 
-use super::checksum::{LINES_PER_REDUCTION, add_line, reduce};
+use super::checksum::{add_line, reduce};
 use super::{Avx512, Avx512Vnni};
 use crate::arch::scalar;
 
@@ -74,6 +74,11 @@ unsafe fn copy_sum_with<const VNNI: bool>(dst: &mut [MaybeUninit<u8>], src: &[u8
         unsafe { copy_sum_aligned::<VNNI>(dst, src) }
     }
 }
+
+/// Lines each of the four accumulators takes before the lanes are emptied:
+/// 4 * 2^12 lines move a lane by at most 2^30 either way, so the sum of the
+/// four accumulators fits in 32 signed bits.
+const LINES_PER_REDUCTION: usize = 1 << 12;
 
 /// From this length on, the stores are aligned.
 const ALIGNED_FROM: usize = 512;
