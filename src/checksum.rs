@@ -11,8 +11,8 @@ use crate::tier::dispatch;
 const INLINE_MAX: usize = scalar::SHORT_MAX;
 
 dispatch! {
-    /// The folded sum of `data` by the active tier's kernel.
-    fn sum_dispatched(data: &[u8]) -> u16;
+    /// The checksum of `data` by the active tier's kernel.
+    fn checksum_kernel(data: &[u8]) -> u16;
     kernel = arch::raw_sum_kernel;
 }
 
@@ -22,7 +22,7 @@ fn sum(data: &[u8]) -> u16 {
     if data.len() <= INLINE_MAX {
         scalar::sum(data)
     } else {
-        sum_dispatched(data)
+        !checksum_kernel(data)
     }
 }
 
@@ -59,10 +59,11 @@ pub fn checksum(data: &[u8]) -> u16 {
 
 /// [`checksum`] of a long input, out of line: the short-input path of a
 /// caller that is not inlined then needs no stack frame, and reaches this
-/// by a tail jump.
+/// by a tail jump, and this the kernel, which returns the checksum itself,
+/// by another.
 #[inline(never)]
 fn checksum_dispatched(data: &[u8]) -> u16 {
-    !sum_dispatched(data)
+    checksum_kernel(data)
 }
 
 /// The Internet checksum of the concatenation of `bufs` (scatter-gather),

@@ -9,8 +9,8 @@ use crate::arch::{self, scalar};
 use crate::tier::dispatch;
 
 dispatch! {
-    /// Copies and sums with the active tier's kernel.
-    fn copy_sum_dispatched(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u16;
+    /// Copies and returns the checksum with the active tier's kernel.
+    fn copy_checksum_kernel(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u16;
     kernel = arch::raw_copy_kernel;
 }
 
@@ -21,7 +21,7 @@ fn copy_sum(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u16 {
     if src.len() <= scalar::SHORT_MAX {
         scalar::finish_native(scalar::copy_sum_native(dst, src))
     } else {
-        copy_sum_dispatched(dst, src)
+        !copy_checksum_kernel(dst, src)
     }
 }
 
@@ -53,11 +53,13 @@ pub fn copy_checksum(dst: &mut [u8], src: &[u8]) -> u16 {
 
 /// [`copy_checksum`] of a long input, or of slices of different lengths,
 /// out of line: the short-input path of a caller that is not inlined then
-/// makes no call and needs no stack frame, and reaches this by a tail jump.
+/// makes no call and needs no stack frame, and reaches this by a tail jump;
+/// this checks the lengths and jumps to the kernel, which returns the
+/// checksum itself.
 #[inline(never)]
 fn copy_checksum_dispatched(dst: &mut [u8], src: &[u8]) -> u16 {
     assert_same_length(dst.len(), src.len());
-    !copy_sum_dispatched(as_uninit_mut(dst), src)
+    copy_checksum_kernel(as_uninit_mut(dst), src)
 }
 
 /// Like [`copy_checksum`], but returns an error if the lengths differ.

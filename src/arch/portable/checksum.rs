@@ -21,11 +21,12 @@ use crate::arch::scalar;
 /// Bytes summed into the 32-bit accumulator before it is emptied.
 const BLOCK: usize = 4 * 32 * 1024;
 
-crate::arch::sum_methods!(Portable, sum);
+crate::arch::sum_methods!(Portable, checksum);
 
-/// The folded big-endian sum of `data`: the portable kernel.
-pub(crate) fn sum(data: &[u8]) -> u16 {
-    scalar::finish_native(sum_native(data))
+/// The checksum of `data`, the complement of its folded sum: the portable
+/// kernel.
+pub(crate) fn checksum(data: &[u8]) -> u16 {
+    !scalar::finish_native(sum_native(data))
 }
 
 /// The sum of `data` as native-endian 16-bit words, not folded.

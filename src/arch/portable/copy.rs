@@ -12,12 +12,13 @@ use crate::arch::scalar;
 /// Bytes summed into the 32-bit accumulator before it is emptied.
 const BLOCK: usize = 4 * 32 * 1024;
 
-crate::arch::copy_methods!(Portable, copy_sum);
+crate::arch::copy_methods!(Portable, copy_checksum);
 
-/// Copies `src` into `dst` and returns the folded sum of `src`: the portable
-/// kernel. It copies `min(dst.len(), src.len())` bytes.
-pub(crate) fn copy_sum(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u16 {
-    scalar::finish_native(copy_sum_native(dst, src))
+/// Copies `src` into `dst` and returns the checksum of `src` (the complement
+/// of the folded sum): the portable kernel. It copies
+/// `min(dst.len(), src.len())` bytes.
+pub(crate) fn copy_checksum(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u16 {
+    !scalar::finish_native(copy_sum_native(dst, src))
 }
 
 /// Copies `src` into `dst` (of the same length) and returns the sum of `src`

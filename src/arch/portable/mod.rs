@@ -5,8 +5,8 @@ mod checksum;
 mod copy;
 pub(crate) mod fill;
 
-pub(crate) use checksum::sum;
-pub(crate) use copy::copy_sum;
+pub(crate) use checksum::checksum;
+pub(crate) use copy::copy_checksum;
 pub(crate) use fill::{fill, fill_nontemporal};
 
 /// The portable tier. Always available.

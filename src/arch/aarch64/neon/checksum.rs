@@ -53,7 +53,7 @@ use core::arch::aarch64::*;
 use super::Neon;
 use crate::arch::scalar;
 
-crate::arch::sum_methods!(Neon, sum);
+crate::arch::sum_methods!(Neon, checksum);
 
 /// The bytes of one vector.
 pub(super) const VECTOR: usize = 16;
@@ -68,11 +68,13 @@ pub(super) const STEPS_PER_REDUCTION: usize = 1 << 15;
 // a whole block must fit in a lane.
 const _: () = assert!(STEPS_PER_REDUCTION as u64 * 2 * 0xffff <= u32::MAX as u64);
 
+/// The checksum of `data`, the complement of its folded sum.
+///
 /// # Safety
 ///
 /// The CPU must support NEON.
 #[target_feature(enable = "neon")]
-pub(crate) unsafe fn sum(data: &[u8]) -> u16 {
+pub(crate) unsafe fn checksum(data: &[u8]) -> u16 {
     let (steps, rest) = data.as_chunks::<STEP>();
     let mut total = 0u64;
     for block in steps.chunks(STEPS_PER_REDUCTION) {
@@ -105,7 +107,7 @@ pub(crate) unsafe fn sum(data: &[u8]) -> u16 {
     // `data`, an even number, and is shorter than a vector: a short input
     // for the scalar sum.
     total = scalar::add_carry(total, scalar::sum_native(tail));
-    scalar::finish_native(total)
+    !scalar::finish_native(total)
 }
 
 /// Adds the eight native-endian 16-bit words of `bytes` pairwise into the

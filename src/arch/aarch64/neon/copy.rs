@@ -12,13 +12,16 @@ use super::Neon;
 use super::checksum::{STEP, STEPS_PER_REDUCTION, VECTOR};
 use crate::arch::scalar;
 
-crate::arch::copy_methods!(Neon, copy_sum);
+crate::arch::copy_methods!(Neon, copy_checksum);
 
+/// Copies `src` into `dst` and returns the checksum of `src`, the complement
+/// of the folded sum. It copies `min(dst.len(), src.len())` bytes.
+///
 /// # Safety
 ///
 /// The CPU must support NEON.
 #[target_feature(enable = "neon")]
-pub(crate) unsafe fn copy_sum(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u16 {
+pub(crate) unsafe fn copy_checksum(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u16 {
     let len = src.len().min(dst.len());
     let (src, dst) = (&src[..len], &mut dst[..len]);
     let (steps, src_rest) = src.as_chunks::<STEP>();
@@ -55,7 +58,7 @@ pub(crate) unsafe fn copy_sum(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u16 {
     // The tail starts an even number of bytes into the data and is shorter
     // than a vector.
     total = scalar::add_carry(total, scalar::copy_sum_native(dst_tail, src_tail));
-    scalar::finish_native(total)
+    !scalar::finish_native(total)
 }
 
 /// Stores the 16 bytes of `bytes` into `out` and adds their eight 16-bit

@@ -6,13 +6,15 @@ use super::Avx2;
 use crate::arch::scalar;
 use crate::arch::x86_64::vector::{Avx2Vector, sum_native};
 
-crate::arch::sum_methods!(Avx2, sum);
+crate::arch::sum_methods!(Avx2, checksum);
 
+/// The checksum of `data`, the complement of its folded sum.
+///
 /// # Safety
 ///
 /// The CPU must support AVX2.
 #[target_feature(enable = "avx2")]
-pub(crate) unsafe fn sum(data: &[u8]) -> u16 {
+pub(crate) unsafe fn checksum(data: &[u8]) -> u16 {
     // SAFETY: AVX2 is enabled here, which the caller guarantees.
-    scalar::finish_native(unsafe { sum_native::<Avx2Vector>(data) })
+    !scalar::finish_native(unsafe { sum_native::<Avx2Vector>(data) })
 }

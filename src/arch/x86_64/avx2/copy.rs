@@ -8,13 +8,16 @@ use super::Avx2;
 use crate::arch::scalar;
 use crate::arch::x86_64::vector::{Avx2Vector, copy_sum_native};
 
-crate::arch::copy_methods!(Avx2, copy_sum);
+crate::arch::copy_methods!(Avx2, copy_checksum);
 
+/// Copies `src` into `dst` and returns the checksum of `src`, the complement
+/// of the folded sum. It copies `min(dst.len(), src.len())` bytes.
+///
 /// # Safety
 ///
 /// The CPU must support AVX2.
 #[target_feature(enable = "avx2")]
-pub(crate) unsafe fn copy_sum(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u16 {
+pub(crate) unsafe fn copy_checksum(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u16 {
     // SAFETY: AVX2 is enabled here, which the caller guarantees.
-    scalar::finish_native(unsafe { copy_sum_native::<Avx2Vector>(dst, src) })
+    !scalar::finish_native(unsafe { copy_sum_native::<Avx2Vector>(dst, src) })
 }

@@ -1,9 +1,9 @@
 //! The AVX2 tier: 256-bit vectors.
 
 mod checksum;
-pub(crate) use checksum::sum;
+pub(crate) use checksum::checksum;
 mod copy;
-pub(crate) use copy::copy_sum;
+pub(crate) use copy::copy_checksum;
 pub(crate) mod fill;
 pub(crate) use fill::{fill, fill_nontemporal};
 

@@ -33,25 +33,30 @@ use super::checksum::{add_line, reduce};
 use super::{Avx512, Avx512Vnni};
 use crate::arch::scalar;
 
-crate::arch::copy_methods!(Avx512, copy_sum);
-crate::arch::copy_methods!(Avx512Vnni, copy_sum_vnni);
+crate::arch::copy_methods!(Avx512, copy_checksum);
+crate::arch::copy_methods!(Avx512Vnni, copy_checksum_vnni);
 
+/// Copies `src` into `dst` and returns the checksum of `src`, the complement
+/// of the folded sum. It copies `min(dst.len(), src.len())` bytes.
+///
 /// # Safety
 ///
 /// The CPU must support AVX-512F and AVX-512BW.
 #[target_feature(enable = "avx512f,avx512bw")]
-pub(crate) unsafe fn copy_sum(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u16 {
+pub(crate) unsafe fn copy_checksum(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u16 {
     // SAFETY: the caller guarantees the features; without VNNI.
-    unsafe { copy_sum_with::<false>(dst, src) }
+    !unsafe { copy_sum_with::<false>(dst, src) }
 }
 
+/// [`copy_checksum`] with `vpdpwssd`.
+///
 /// # Safety
 ///
 /// The CPU must support AVX-512F, AVX-512BW and AVX512-VNNI.
 #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
-pub(crate) unsafe fn copy_sum_vnni(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u16 {
+pub(crate) unsafe fn copy_checksum_vnni(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u16 {
     // SAFETY: the caller guarantees the features, VNNI included.
-    unsafe { copy_sum_with::<true>(dst, src) }
+    !unsafe { copy_sum_with::<true>(dst, src) }
 }
 
 /// The kernel; with `VNNI`, summing with `vpdpwssd`.

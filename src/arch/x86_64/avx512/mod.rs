@@ -6,9 +6,9 @@
 //! instruction per 64 bytes shorter.
 
 mod checksum;
-pub(crate) use checksum::{sum, sum_vnni};
+pub(crate) use checksum::{checksum, checksum_vnni};
 mod copy;
-pub(crate) use copy::{copy_sum, copy_sum_vnni};
+pub(crate) use copy::{copy_checksum, copy_checksum_vnni};
 pub(crate) mod fill;
 pub(crate) use fill::{fill, fill_nontemporal};
 

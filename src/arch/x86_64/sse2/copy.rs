@@ -8,13 +8,16 @@ use super::Sse2;
 use crate::arch::scalar;
 use crate::arch::x86_64::vector::{Sse2Vector, copy_sum_native};
 
-crate::arch::copy_methods!(Sse2, copy_sum);
+crate::arch::copy_methods!(Sse2, copy_checksum);
 
+/// Copies `src` into `dst` and returns the checksum of `src`, the complement
+/// of the folded sum. It copies `min(dst.len(), src.len())` bytes.
+///
 /// # Safety
 ///
 /// The CPU must support SSE2.
 #[target_feature(enable = "sse2")]
-pub(crate) unsafe fn copy_sum(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u16 {
+pub(crate) unsafe fn copy_checksum(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u16 {
     // SAFETY: SSE2 is enabled here, which the caller guarantees.
-    scalar::finish_native(unsafe { copy_sum_native::<Sse2Vector>(dst, src) })
+    !scalar::finish_native(unsafe { copy_sum_native::<Sse2Vector>(dst, src) })
 }
