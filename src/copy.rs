@@ -27,7 +27,7 @@ fn copy_sum(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u16 {
 
 /// Copies `src` into `dst` and returns the Internet checksum of `src`,
 /// reading `src` once: exactly what `dst.copy_from_slice(src)` followed by
-/// [`checksum(src)`](crate::checksum) give, in less time.
+/// [`checksum(src)`](crate::checksum()) give, in less time.
 ///
 /// # Panics
 ///

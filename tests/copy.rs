@@ -84,10 +84,23 @@ fn every_length_and_offset() {
 }
 
 /// Long buffers of all-0xff bytes (the largest words) and random bytes,
-/// past the kernels' accumulator emptying (1 MiB for AVX-512).
+/// past the kernels' accumulator emptying, and around the lengths where the
+/// AVX-512 kernel splits its input into pieces of 512 KiB (from
+/// 512 KiB + 512 bytes on; the last piece is the longest one call sums).
 #[test]
 fn long_buffers() {
-    for len in [65_536, 65_537, (1 << 20) + 3, (4 << 20) + 64 + 1] {
+    const PIECE: usize = 512 << 10;
+    let lengths = [
+        65_536,
+        65_537,
+        PIECE + 511,
+        PIECE + 512,
+        PIECE + 513,
+        2 * PIECE + 511,
+        (1 << 20) + 3,
+        (4 << 20) + 64 + 1,
+    ];
+    for len in lengths {
         for source in [vec![0xff; len + 1], random_bytes(len + 1, len as u64)] {
             let expected = reference::sum(&source[1..]);
             for (tier, kernel) in copy_kernels() {

@@ -137,7 +137,7 @@ pub fn copy_kernel(tier: Tier) -> Option<CopyKernel> {
 /// dispatch: `Some` only for a tier this CPU runs, whose function is then
 /// safe to call. ([`sum_kernel`] wraps the same functions in safe ones, one
 /// call deeper.) They return the checksum, not the folded sum, so that
-/// [`checksum`](crate::checksum) reaches its kernel with a jump.
+/// [`checksum`](crate::checksum()) reaches its kernel with a jump.
 pub(crate) fn raw_sum_kernel(tier: Tier) -> Option<unsafe fn(&[u8]) -> u16> {
     match tier {
         Tier::Portable => Some(portable::checksum),

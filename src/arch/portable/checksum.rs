@@ -13,7 +13,7 @@
 //! sum exact for any length. The last 0-3 bytes go through the scalar tail.
 //!
 //! The result is the native-endian sum, byte-swapped to big-endian at the end
-//! (see [`scalar`](crate::arch::scalar) for why that is exact).
+//! (see [`crate::arch::scalar`] for why that is exact).
 
 use super::Portable;
 use crate::arch::scalar;

@@ -25,6 +25,10 @@
 //! - an odd last byte is copied and added alone.
 //!
 //! Every load and store lies inside the two slices.
+//!
+//! The accumulators are emptied once, at the end: inputs longer than 512
+//! KiB go through the kernel a piece at a time ([`PIECE`]), which is what
+//! keeps the lanes from overflowing.
 
 use core::arch::x86_64::*;
 use core::mem::MaybeUninit;
@@ -45,7 +49,7 @@ crate::arch::copy_methods!(Avx512Vnni, copy_checksum_vnni);
 #[target_feature(enable = "avx512f,avx512bw")]
 pub(crate) unsafe fn copy_checksum(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u16 {
     // SAFETY: the caller guarantees the features; without VNNI.
-    !unsafe { copy_sum_with::<false>(dst, src) }
+    !scalar::finish_native(unsafe { copy_sum_with::<false>(dst, src) })
 }
 
 /// [`copy_checksum`] with `vpdpwssd`.
@@ -56,10 +60,17 @@ pub(crate) unsafe fn copy_checksum(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u
 #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
 pub(crate) unsafe fn copy_checksum_vnni(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u16 {
     // SAFETY: the caller guarantees the features, VNNI included.
-    !unsafe { copy_sum_with::<true>(dst, src) }
+    !scalar::finish_native(unsafe { copy_sum_with::<true>(dst, src) })
 }
 
-/// The kernel; with `VNNI`, summing with `vpdpwssd`.
+/// The kernel, returning the native-endian sum, not folded; with `VNNI`,
+/// summing with `vpdpwssd`.
+///
+/// Inputs of `PIECE + ALIGNED_FROM` bytes and more go through the kernel a
+/// piece at a time, out of line, so that no lane of the accumulators can
+/// overflow within a call and the loop need not empty them. A loop that did
+/// kept more values live than the caller-saved registers hold: saving and
+/// restoring the others took about 3 of 48 TSC cycles at 1500 bytes.
 ///
 /// # Safety
 ///
@@ -67,30 +78,79 @@ pub(crate) unsafe fn copy_checksum_vnni(dst: &mut [MaybeUninit<u8>], src: &[u8])
 /// AVX512-VNNI.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
-unsafe fn copy_sum_with<const VNNI: bool>(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u16 {
+unsafe fn copy_sum_with<const VNNI: bool>(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u64 {
     let len = src.len().min(dst.len());
     if len < 64 {
-        scalar::finish_native(scalar::copy_sum_native(dst, src))
-    } else if len < ALIGNED_FROM {
+        return scalar::copy_sum_native(dst, src);
+    }
+    if len < ALIGNED_FROM {
         // SAFETY: the caller guarantees the features; `len >= 64`.
-        unsafe { copy_sum_unaligned::<VNNI>(dst, src) }
+        return unsafe { copy_sum_unaligned::<VNNI>(dst, src) };
+    }
+    if len >= PIECE + ALIGNED_FROM {
+        // SAFETY: the caller guarantees the features.
+        return unsafe { copy_sum_pieces::<VNNI>(dst, src) };
+    }
+    // SAFETY: as above; `512 <= len < PIECE + 512`.
+    unsafe { copy_sum_aligned::<VNNI>(dst, src) }
+}
+
+/// [`copy_sum_with`] of an input of at least `PIECE + ALIGNED_FROM` bytes,
+/// out of line: the kernel's entry point for each piece, the last one
+/// shorter than `PIECE + ALIGNED_FROM`. (Calling the entry point, not
+/// [`copy_sum_aligned`], leaves that function one caller, the kernel, which
+/// it is then inlined into.)
+///
+/// # Safety
+///
+/// As [`copy_sum_with`].
+#[cold]
+#[inline(never)]
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn copy_sum_pieces<const VNNI: bool>(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u64 {
+    let entry: unsafe fn(&mut [MaybeUninit<u8>], &[u8]) -> u16 = if VNNI {
+        copy_checksum_vnni
     } else {
-        // SAFETY: as above, and `len >= 512`.
-        unsafe { copy_sum_aligned::<VNNI>(dst, src) }
+        copy_checksum
+    };
+    let len = src.len().min(dst.len());
+    let (mut dst, mut src) = (&mut dst[..len], &src[..len]);
+    let mut total = 0;
+    loop {
+        let n = if src.len() >= PIECE + ALIGNED_FROM {
+            PIECE
+        } else {
+            src.len()
+        };
+        let (piece, rest) = src.split_at(n);
+        let (out, out_rest) = dst.split_at_mut(n);
+        // SAFETY: the caller guarantees the features, VNNI with `VNNI`. The
+        // entry point returns the complement of the folded sum, big-endian.
+        // A piece but the last is an even number of bytes long, so each
+        // starts at an even offset, where its sum adds to the total as it is.
+        let sum = u16::from_be(!unsafe { entry(out, piece) });
+        total = scalar::add_carry(total, u64::from(sum));
+        if rest.is_empty() {
+            return total;
+        }
+        (dst, src) = (out_rest, rest);
     }
 }
 
-/// Lines each of the four accumulators takes before the lanes are emptied:
-/// 4 * 2^12 lines move a lane by at most 2^30 either way, so the sum of the
-/// four accumulators fits in 32 signed bits.
-const LINES_PER_REDUCTION: usize = 1 << 12;
+/// The longest input one call of [`copy_sum_aligned`] takes from
+/// [`copy_sum_with`]: what is left after whole pieces is shorter than
+/// `PIECE + ALIGNED_FROM`, at most 8200 vectors (8192 whole ones, the first
+/// and the last), about 2050 in each accumulator. A vector adds at most
+/// 2^16 to a lane either way, less its bias, so each lane stays within
+/// 2^27, and the sum of the four within 2^29: 32 signed bits hold it.
+const PIECE: usize = 512 * 1024;
 
 /// From this length on, the stores are aligned.
 const ALIGNED_FROM: usize = 512;
 
-/// Copy-and-checksum of 64 to 511 bytes: unaligned vectors from the start,
+/// Copy-and-sum of 64 to 511 bytes: unaligned vectors from the start,
 /// then one that ends where the even-length prefix ends, then an odd last
-/// byte alone.
+/// byte alone. Returns the native-endian sum, not folded.
 ///
 /// # Safety
 ///
@@ -98,7 +158,7 @@ const ALIGNED_FROM: usize = 512;
 /// AVX512-VNNI), and `src` must be at least 64 bytes long.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
-unsafe fn copy_sum_unaligned<const VNNI: bool>(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u16 {
+unsafe fn copy_sum_unaligned<const VNNI: bool>(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u64 {
     let len = src.len().min(dst.len());
     debug_assert!(len >= 64);
     let even = len & !1;
@@ -121,10 +181,11 @@ unsafe fn copy_sum_unaligned<const VNNI: bool>(dst: &mut [MaybeUninit<u8>], src:
         dst[even].write(last);
         total = scalar::add_carry(total, u64::from(u16::from_ne_bytes([last, 0])));
     }
-    scalar::finish_native(total)
+    total
 }
 
-/// Copy-and-checksum of at least 512 bytes with aligned stores.
+/// Copy-and-sum of at least 512 bytes with aligned stores; returns the
+/// native-endian sum, not folded.
 ///
 /// The first vector is copied whole with an unaligned store; from the first
 /// 64-byte boundary of `dst` on, every store is aligned (loads from `src`
@@ -147,10 +208,11 @@ unsafe fn copy_sum_unaligned<const VNNI: bool>(dst: &mut [MaybeUninit<u8>], src:
 /// # Safety
 ///
 /// The CPU must support AVX-512F and AVX-512BW (and with `VNNI`,
-/// AVX512-VNNI), and `src` must be at least 128 bytes long.
+/// AVX512-VNNI), and `src` must be at least 128 bytes long and shorter
+/// than `PIECE + ALIGNED_FROM` (so that no lane overflows).
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
-unsafe fn copy_sum_aligned<const VNNI: bool>(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u16 {
+unsafe fn copy_sum_aligned<const VNNI: bool>(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u64 {
     let len = src.len().min(dst.len());
     debug_assert!(len >= 128);
     let (from, to) = (src.as_ptr(), dst.as_mut_ptr().cast::<u8>());
@@ -186,23 +248,24 @@ unsafe fn copy_sum_aligned<const VNNI: bool>(dst: &mut [MaybeUninit<u8>], src: &
         let kept = _mm512_maskz_mov_epi8(u64::MAX << (64 - rest), last);
         sums.add(in_aligned_terms(kept, start % 2 == 1));
     }
-    let mut total = sums.finish();
+    let total = sums.finish();
     if odd_head {
-        total = total.rotate_left(8);
+        total.rotate_left(8)
+    } else {
+        total
     }
-    scalar::finish_native(total)
 }
 
-/// Four accumulators of [`add_line`] sums, the lines in them, and the total
-/// they are emptied into before a lane can overflow. With `VNNI`, the lines
-/// are added with `vpdpwssd`: a value of `Sums<true>` proves AVX512-VNNI.
+/// Four accumulators of [`add_line`] sums and the lines in them; the
+/// callers add few enough lines that no lane overflows (see [`PIECE`]).
+/// With `VNNI`, the lines are added with `vpdpwssd`: a value of
+/// `Sums<true>` proves AVX512-VNNI.
 struct Sums<const VNNI: bool> {
     a0: __m512i,
     a1: __m512i,
     a2: __m512i,
     a3: __m512i,
     lines: usize,
-    total: u64,
 }
 
 // The methods carry the kernel's target features, so they are safe to call
@@ -221,7 +284,6 @@ impl<const VNNI: bool> Sums<VNNI> {
             a2: zero,
             a3: zero,
             lines: 0,
-            total: 0,
         }
     }
 
@@ -259,25 +321,15 @@ impl<const VNNI: bool> Sums<VNNI> {
         acc
     }
 
-    /// Empties the accumulators into the total.
+    /// The native-endian sum of every line added, not folded.
     #[inline]
     #[target_feature(enable = "avx512f,avx512bw")]
-    fn flush(&mut self) {
+    fn finish(self) -> u64 {
         let acc = _mm512_add_epi32(
             _mm512_add_epi32(self.a0, self.a1),
             _mm512_add_epi32(self.a2, self.a3),
         );
-        self.total = scalar::add_carry(self.total, reduce(acc, self.lines));
-        let zero = _mm512_setzero_si512();
-        (self.a0, self.a1, self.a2, self.a3, self.lines) = (zero, zero, zero, zero, 0);
-    }
-
-    /// The native-endian sum of every line added, not folded.
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512bw")]
-    fn finish(mut self) -> u64 {
-        self.flush();
-        self.total
+        reduce(acc, self.lines)
     }
 }
 
@@ -303,23 +355,18 @@ unsafe fn copy_lines<const VNNI: bool, const ALIGNED: bool>(
     // `offset + 64 <= end`, inside both buffers, and as aligned as `to +
     // offset` was at the start.
     unsafe {
-        while end - offset >= 256 {
-            if sums.lines >= 4 * LINES_PER_REDUCTION {
-                sums.flush();
-            }
-            let steps = ((end - offset) / 256).min(LINES_PER_REDUCTION);
-            for _ in 0..steps {
-                sums.a0 = Sums::<VNNI>::add_line(sums.a0, copy_vector::<ALIGNED>(from, to, offset));
-                sums.a1 =
-                    Sums::<VNNI>::add_line(sums.a1, copy_vector::<ALIGNED>(from, to, offset + 64));
-                sums.a2 =
-                    Sums::<VNNI>::add_line(sums.a2, copy_vector::<ALIGNED>(from, to, offset + 128));
-                sums.a3 =
-                    Sums::<VNNI>::add_line(sums.a3, copy_vector::<ALIGNED>(from, to, offset + 192));
-                offset += 256;
-            }
-            sums.lines += 4 * steps;
+        let steps = (end - offset) / 256;
+        for _ in 0..steps {
+            sums.a0 = Sums::<VNNI>::add_line(sums.a0, copy_vector::<ALIGNED>(from, to, offset));
+            sums.a1 =
+                Sums::<VNNI>::add_line(sums.a1, copy_vector::<ALIGNED>(from, to, offset + 64));
+            sums.a2 =
+                Sums::<VNNI>::add_line(sums.a2, copy_vector::<ALIGNED>(from, to, offset + 128));
+            sums.a3 =
+                Sums::<VNNI>::add_line(sums.a3, copy_vector::<ALIGNED>(from, to, offset + 192));
+            offset += 256;
         }
+        sums.lines += 4 * steps;
         // Straight-line code for the last 0-3 whole vectors: as a loop, the
         // compiler turns their stores into a call to `memcpy`.
         if end - offset >= 128 {
