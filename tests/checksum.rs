@@ -135,6 +135,9 @@ fn check_all_ones(len: usize) {
     }
 }
 
+/// Also around the lengths where the SSE2 and AVX2 kernels sum in pieces
+/// (from 256 KiB and 512 KiB on): the longest piece is the fullest their
+/// lanes get.
 #[test]
 fn overflow_all_ones() {
     for len in [
@@ -143,6 +146,12 @@ fn overflow_all_ones() {
         131_076,
         131_077,
         1 << 17,
+        (256 << 10) - 1,
+        256 << 10,
+        (256 << 10) + 1,
+        (512 << 10) - 1,
+        512 << 10,
+        (512 << 10) + 1,
         1 << 20,
         (1 << 24) + 1,
     ] {

@@ -84,15 +84,19 @@ fn every_length_and_offset() {
 }
 
 /// Long buffers of all-0xff bytes (the largest words) and random bytes,
-/// past the kernels' accumulator emptying, and around the lengths where the
-/// AVX-512 kernel splits its input into pieces of 512 KiB (from
-/// 512 KiB + 512 bytes on; the last piece is the longest one call sums).
+/// around the lengths where the kernels split their input into pieces:
+/// 256 KiB for SSE2, 512 KiB for AVX2, and for AVX-512 512 KiB from
+/// 512 KiB + 512 bytes on (the last piece is the longest one call sums).
 #[test]
 fn long_buffers() {
     const PIECE: usize = 512 << 10;
     let lengths = [
         65_536,
         65_537,
+        PIECE / 2,
+        PIECE / 2 + 1,
+        PIECE,
+        PIECE + 1,
         PIECE + 511,
         PIECE + 512,
         PIECE + 513,

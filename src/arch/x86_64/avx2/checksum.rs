@@ -4,7 +4,7 @@
 
 use super::Avx2;
 use crate::arch::scalar;
-use crate::arch::x86_64::vector::{Avx2Vector, sum_native};
+use crate::arch::x86_64::vector::{Avx2Vector, piece, sum_native, sum_pieces};
 
 crate::arch::sum_methods!(Avx2, checksum);
 
@@ -15,6 +15,14 @@ crate::arch::sum_methods!(Avx2, checksum);
 /// The CPU must support AVX2.
 #[target_feature(enable = "avx2")]
 pub(crate) unsafe fn checksum(data: &[u8]) -> u16 {
-    // SAFETY: AVX2 is enabled here, which the caller guarantees.
+    if data.len() > piece::<Avx2Vector>() {
+        // SAFETY: this function runs on this CPU, as the caller guarantees,
+        // and returns the checksum; a piece is even.
+        return !scalar::finish_native(unsafe {
+            sum_pieces(data, piece::<Avx2Vector>(), checksum)
+        });
+    }
+    // SAFETY: AVX2 is enabled here, which the caller guarantees, and
+    // `data` is short enough.
     !scalar::finish_native(unsafe { sum_native::<Avx2Vector>(data) })
 }

@@ -6,7 +6,7 @@ use core::mem::MaybeUninit;
 
 use super::Avx2;
 use crate::arch::scalar;
-use crate::arch::x86_64::vector::{Avx2Vector, copy_sum_native};
+use crate::arch::x86_64::vector::{Avx2Vector, copy_sum_native, copy_sum_pieces, piece};
 
 crate::arch::copy_methods!(Avx2, copy_checksum);
 
@@ -18,6 +18,15 @@ crate::arch::copy_methods!(Avx2, copy_checksum);
 /// The CPU must support AVX2.
 #[target_feature(enable = "avx2")]
 pub(crate) unsafe fn copy_checksum(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u16 {
-    // SAFETY: AVX2 is enabled here, which the caller guarantees.
+    let len = src.len().min(dst.len());
+    let (dst, src) = (&mut dst[..len], &src[..len]);
+    if len > piece::<Avx2Vector>() {
+        // SAFETY: this function runs on this CPU, as the caller guarantees,
+        // and returns the checksum; a piece is even.
+        let total = unsafe { copy_sum_pieces(dst, src, piece::<Avx2Vector>(), copy_checksum) };
+        return !scalar::finish_native(total);
+    }
+    // SAFETY: AVX2 is enabled here, which the caller guarantees, and
+    // `src` is short enough.
     !scalar::finish_native(unsafe { copy_sum_native::<Avx2Vector>(dst, src) })
 }
