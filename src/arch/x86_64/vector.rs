@@ -192,8 +192,53 @@ const STEPS_PER_REDUCTION: usize = 4096;
 /// again a piece at a time. The loop then never empties its accumulators:
 /// one that did kept more values live than the caller-saved registers hold,
 /// and every call of the copy kernels saved and restored four registers.
-pub(crate) const fn piece<V: Vector>() -> usize {
+const fn piece<V: Vector>() -> usize {
     STEPS_PER_REDUCTION * 4 * V::BYTES
+}
+
+/// The checksum of `data` (the complement of its folded sum), by `V`'s
+/// kernel; inputs longer than [`piece`] go a piece at a time through
+/// `entry`, the tier's entry point that calls this.
+///
+/// # Safety
+///
+/// The CPU must support `V`'s instruction set, and `entry` must be safe to
+/// call on it and return the checksum of its input.
+#[inline(always)]
+pub(crate) unsafe fn checksum<V: Vector>(data: &[u8], entry: unsafe fn(&[u8]) -> u16) -> u16 {
+    if data.len() > piece::<V>() {
+        // SAFETY: the caller guarantees `entry`; a piece is even.
+        return !scalar::finish_native(unsafe { sum_pieces(data, piece::<V>(), entry) });
+    }
+    // SAFETY: the caller guarantees the instruction set, and `data` is short
+    // enough.
+    !scalar::finish_native(unsafe { sum_native::<V>(data) })
+}
+
+/// Copies `src` into `dst` and returns the checksum of `src`, by `V`'s
+/// kernel, as [`checksum`] does; it copies `min(dst.len(), src.len())`
+/// bytes.
+///
+/// # Safety
+///
+/// As [`checksum`], for an `entry` that copies its second argument into
+/// its first.
+#[inline(always)]
+pub(crate) unsafe fn copy_checksum<V: Vector>(
+    dst: &mut [MaybeUninit<u8>],
+    src: &[u8],
+    entry: unsafe fn(&mut [MaybeUninit<u8>], &[u8]) -> u16,
+) -> u16 {
+    let len = src.len().min(dst.len());
+    let (dst, src) = (&mut dst[..len], &src[..len]);
+    if len > piece::<V>() {
+        // SAFETY: the caller guarantees `entry`; a piece is even.
+        let total = unsafe { copy_sum_pieces(dst, src, piece::<V>(), entry) };
+        return !scalar::finish_native(total);
+    }
+    // SAFETY: the caller guarantees the instruction set, and `src` is short
+    // enough.
+    !scalar::finish_native(unsafe { copy_sum_native::<V>(dst, src) })
 }
 
 /// The native-endian sum of `data`, not folded: the folded sums of `entry`
@@ -205,7 +250,7 @@ pub(crate) const fn piece<V: Vector>() -> usize {
 /// input (big-endian, complemented); `piece` must be even.
 #[cold]
 #[inline(never)]
-pub(crate) unsafe fn sum_pieces(data: &[u8], piece: usize, entry: unsafe fn(&[u8]) -> u16) -> u64 {
+unsafe fn sum_pieces(data: &[u8], piece: usize, entry: unsafe fn(&[u8]) -> u16) -> u64 {
     data.chunks(piece).fold(0, |total, chunk| {
         // SAFETY: the caller guarantees `entry`. A piece is an even number
         // of bytes long, so each starts at an even offset, where its sum adds
@@ -224,7 +269,7 @@ pub(crate) unsafe fn sum_pieces(data: &[u8], piece: usize, entry: unsafe fn(&[u8
 /// its first.
 #[cold]
 #[inline(never)]
-pub(crate) unsafe fn copy_sum_pieces(
+unsafe fn copy_sum_pieces(
     dst: &mut [MaybeUninit<u8>],
     src: &[u8],
     piece: usize,
@@ -310,7 +355,7 @@ impl Output for CopyTo<'_> {
 /// The CPU must support `V`'s instruction set, and `data` must be at most
 /// [`piece`] bytes long.
 #[inline(always)]
-pub(crate) unsafe fn sum_native<V: Vector>(data: &[u8]) -> u64 {
+unsafe fn sum_native<V: Vector>(data: &[u8]) -> u64 {
     // SAFETY: the caller guarantees the instruction set.
     unsafe { sum_native_into::<V, _>(data, SumOnly) }
 }
@@ -323,7 +368,7 @@ pub(crate) unsafe fn sum_native<V: Vector>(data: &[u8]) -> u64 {
 /// The CPU must support `V`'s instruction set, and `src` must be at most
 /// [`piece`] bytes long.
 #[inline(always)]
-pub(crate) unsafe fn copy_sum_native<V: Vector>(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u64 {
+unsafe fn copy_sum_native<V: Vector>(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u64 {
     debug_assert_eq!(dst.len(), src.len());
     // SAFETY: the caller guarantees the instruction set.
     unsafe { sum_native_into::<V, _>(&src[..dst.len().min(src.len())], CopyTo(dst)) }

@@ -1,12 +1,11 @@
 //! The AVX2 copy-and-checksum kernel: the shared vector algorithm
-//! ([`vector::copy_sum_native`](super::super::vector::copy_sum_native)) on
-//! AVX2 registers: each vector is stored as it is summed.
+//! ([`vector::copy_checksum`]) on AVX2 registers: each vector is stored as
+//! it is summed.
 
 use core::mem::MaybeUninit;
 
 use super::Avx2;
-use crate::arch::scalar;
-use crate::arch::x86_64::vector::{Avx2Vector, copy_sum_native, copy_sum_pieces, piece};
+use crate::arch::x86_64::vector::{self, Avx2Vector};
 
 crate::arch::copy_methods!(Avx2, copy_checksum);
 
@@ -18,15 +17,7 @@ crate::arch::copy_methods!(Avx2, copy_checksum);
 /// The CPU must support AVX2.
 #[target_feature(enable = "avx2")]
 pub(crate) unsafe fn copy_checksum(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u16 {
-    let len = src.len().min(dst.len());
-    let (dst, src) = (&mut dst[..len], &src[..len]);
-    if len > piece::<Avx2Vector>() {
-        // SAFETY: this function runs on this CPU, as the caller guarantees,
-        // and returns the checksum; a piece is even.
-        let total = unsafe { copy_sum_pieces(dst, src, piece::<Avx2Vector>(), copy_checksum) };
-        return !scalar::finish_native(total);
-    }
-    // SAFETY: AVX2 is enabled here, which the caller guarantees, and
-    // `src` is short enough.
-    !scalar::finish_native(unsafe { copy_sum_native::<Avx2Vector>(dst, src) })
+    // SAFETY: AVX2 is enabled here, which the caller guarantees, and this
+    // function returns the checksum.
+    unsafe { vector::copy_checksum::<Avx2Vector>(dst, src, copy_checksum) }
 }
