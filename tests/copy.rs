@@ -85,8 +85,7 @@ fn every_length_and_offset() {
 
 /// Long buffers of all-0xff bytes (the largest words) and random bytes,
 /// around the lengths where the kernels split their input into pieces:
-/// 256 KiB for SSE2, 512 KiB for AVX2, and for AVX-512 512 KiB from
-/// 512 KiB + 512 bytes on (the last piece is the longest one call sums).
+/// 256 KiB for SSE2, 512 KiB for AVX2 and AVX-512.
 #[test]
 fn long_buffers() {
     const PIECE: usize = 512 << 10;

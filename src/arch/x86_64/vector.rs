@@ -261,7 +261,8 @@ unsafe fn sum_pieces(data: &[u8], piece: usize, entry: unsafe fn(&[u8]) -> u16) 
 }
 
 /// [`sum_pieces`] for a copy-and-checksum `entry`: copies `src` into `dst`,
-/// of the same length, a piece at a time.
+/// of the same length, a piece at a time. The AVX-512 copy kernel uses it
+/// too.
 ///
 /// # Safety
 ///
@@ -269,7 +270,7 @@ unsafe fn sum_pieces(data: &[u8], piece: usize, entry: unsafe fn(&[u8]) -> u16) 
 /// its first.
 #[cold]
 #[inline(never)]
-unsafe fn copy_sum_pieces(
+pub(crate) unsafe fn copy_sum_pieces(
     dst: &mut [MaybeUninit<u8>],
     src: &[u8],
     piece: usize,

@@ -36,6 +36,7 @@ use core::mem::MaybeUninit;
 use super::checksum::{add_line, reduce};
 use super::{Avx512, Avx512Vnni};
 use crate::arch::scalar;
+use crate::arch::x86_64::vector;
 
 crate::arch::copy_methods!(Avx512, copy_checksum);
 crate::arch::copy_methods!(Avx512Vnni, copy_checksum_vnni);
@@ -66,9 +67,10 @@ pub(crate) unsafe fn copy_checksum_vnni(dst: &mut [MaybeUninit<u8>], src: &[u8])
 /// The kernel, returning the native-endian sum, not folded; with `VNNI`,
 /// summing with `vpdpwssd`.
 ///
-/// Inputs of `PIECE + ALIGNED_FROM` bytes and more go through the kernel a
-/// piece at a time, out of line, so that no lane of the accumulators can
-/// overflow within a call and the loop need not empty them. A loop that did
+/// Inputs longer than [`PIECE`] go through the kernel a piece at a time, out
+/// of line ([`vector::copy_sum_pieces`], as for SSE2 and AVX2), so that no
+/// lane of the accumulators can overflow within a call and the loop need not
+/// empty them. A loop that did
 /// kept more values live than the caller-saved registers hold: saving and
 /// restoring the others took about 3 of 48 TSC cycles at 1500 bytes.
 ///
@@ -87,60 +89,24 @@ unsafe fn copy_sum_with<const VNNI: bool>(dst: &mut [MaybeUninit<u8>], src: &[u8
         // SAFETY: the caller guarantees the features; `len >= 64`.
         return unsafe { copy_sum_unaligned::<VNNI>(dst, src) };
     }
-    if len >= PIECE + ALIGNED_FROM {
-        // SAFETY: the caller guarantees the features.
-        return unsafe { copy_sum_pieces::<VNNI>(dst, src) };
+    if len > PIECE {
+        let entry: unsafe fn(&mut [MaybeUninit<u8>], &[u8]) -> u16 = if VNNI {
+            copy_checksum_vnni
+        } else {
+            copy_checksum
+        };
+        // SAFETY: the caller guarantees the features, VNNI with `VNNI`, so
+        // `entry` runs on this CPU; it returns the checksum, and `PIECE` is
+        // even.
+        return unsafe { vector::copy_sum_pieces(&mut dst[..len], &src[..len], PIECE, entry) };
     }
-    // SAFETY: as above; `512 <= len < PIECE + 512`.
+    // SAFETY: as above; `512 <= len <= PIECE`.
     unsafe { copy_sum_aligned::<VNNI>(dst, src) }
 }
 
-/// [`copy_sum_with`] of an input of at least `PIECE + ALIGNED_FROM` bytes,
-/// out of line: the kernel's entry point for each piece, the last one
-/// shorter than `PIECE + ALIGNED_FROM`. (Calling the entry point, not
-/// [`copy_sum_aligned`], leaves that function one caller, the kernel, which
-/// it is then inlined into.)
-///
-/// # Safety
-///
-/// As [`copy_sum_with`].
-#[cold]
-#[inline(never)]
-#[target_feature(enable = "avx512f,avx512bw")]
-unsafe fn copy_sum_pieces<const VNNI: bool>(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u64 {
-    let entry: unsafe fn(&mut [MaybeUninit<u8>], &[u8]) -> u16 = if VNNI {
-        copy_checksum_vnni
-    } else {
-        copy_checksum
-    };
-    let len = src.len().min(dst.len());
-    let (mut dst, mut src) = (&mut dst[..len], &src[..len]);
-    let mut total = 0;
-    loop {
-        let n = if src.len() >= PIECE + ALIGNED_FROM {
-            PIECE
-        } else {
-            src.len()
-        };
-        let (piece, rest) = src.split_at(n);
-        let (out, out_rest) = dst.split_at_mut(n);
-        // SAFETY: the caller guarantees the features, VNNI with `VNNI`. The
-        // entry point returns the complement of the folded sum, big-endian.
-        // A piece but the last is an even number of bytes long, so each
-        // starts at an even offset, where its sum adds to the total as it is.
-        let sum = u16::from_be(!unsafe { entry(out, piece) });
-        total = scalar::add_carry(total, u64::from(sum));
-        if rest.is_empty() {
-            return total;
-        }
-        (dst, src) = (out_rest, rest);
-    }
-}
-
 /// The longest input one call of [`copy_sum_aligned`] takes from
-/// [`copy_sum_with`]: what is left after whole pieces is shorter than
-/// `PIECE + ALIGNED_FROM`, at most 8200 vectors (8192 whole ones, the first
-/// and the last), about 2050 in each accumulator. A vector adds at most
+/// [`copy_sum_with`]: at most 8194 vectors (8192 whole ones, the first and
+/// the last), about 2050 in each accumulator. A vector adds at most
 /// 2^16 to a lane either way, less its bias, so each lane stays within
 /// 2^27, and the sum of the four within 2^29: 32 signed bits hold it.
 const PIECE: usize = 512 * 1024;
@@ -208,8 +174,8 @@ unsafe fn copy_sum_unaligned<const VNNI: bool>(dst: &mut [MaybeUninit<u8>], src:
 /// # Safety
 ///
 /// The CPU must support AVX-512F and AVX-512BW (and with `VNNI`,
-/// AVX512-VNNI), and `src` must be at least 128 bytes long and shorter
-/// than `PIECE + ALIGNED_FROM` (so that no lane overflows).
+/// AVX512-VNNI), and `src` must be 128 to `PIECE` bytes long (so that no
+/// lane overflows).
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
 unsafe fn copy_sum_aligned<const VNNI: bool>(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u64 {
