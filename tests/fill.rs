@@ -72,13 +72,14 @@ fn check(
     }
 }
 
-/// Every length 0..=1100 at every offset 0..=63 from a 64-byte boundary, with
+/// Every length 0..=1300 at every offset 0..=63 from a 64-byte boundary, with
 /// 64 canary bytes before and after: past 16 AVX-512 vectors (1024 bytes),
-/// the longest fill without a loop.
+/// where the loop over lines starts, by enough lines for every count of
+/// lines left over after its blocks of four.
 #[test]
 fn every_length_and_offset() {
     const MARGIN: usize = 64;
-    const MAX: usize = 1100;
+    const MAX: usize = 1300;
     // A 64-byte aligned start, so that offsets are offsets from a boundary.
     let mut storage = vec![0u8; 2 * MARGIN + 64 + MAX + 64];
     let base = storage.as_ptr().align_offset(64);
@@ -135,7 +136,7 @@ fn large_lengths() {
 }
 
 /// The data right before an inaccessible page and right after one, for every
-/// length up to 1100 and every distance from the guard page up to 64 bytes:
+/// length up to 1300 and every distance from the guard page up to 64 bytes:
 /// a store past either end of the data is a crash. The masked stores of the
 /// AVX-512 path near the end of a page go through their page-crossing case
 /// here.
@@ -147,7 +148,7 @@ fn guard_pages() {
     let original = random_bytes(page, 3);
     for (name, fill) in kernels() {
         let value = values(&name)[0];
-        for len in 0..=1100 {
+        for len in 0..=1300 {
             for gap in 0..64 {
                 let start = page - gap - len;
                 check(

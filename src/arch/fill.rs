@@ -16,8 +16,9 @@
 //!   `len - W - d` and `len - W`, with `d` 0 below `2W` and `W` from it: no
 //!   branch ([`fill_short`]); AVX-512 instead stores two vectors or four
 //!   behind a branch (see below).
-//! - `len <= 8W`: the first four vectors and the last four, in address order.
-//! - `len <= 16W`, except non-temporally: the first eight and the last eight.
+//! - `len <= 16W` (`8W` non-temporally): in address order, four vectors at
+//!   the start, from `8W` on blocks of four vectors aligned to the line, and
+//!   four vectors that end at the end ([`fill_blocks`]), as glibc does.
 //! - longer: an unaligned 64-byte line at the start, whole aligned lines four
 //!   vectors at a time, the four vectors of aligned lines ending at the last
 //!   line boundary, and an unaligned line at the end ([`fill_lines`]). On
@@ -60,10 +61,12 @@
 //! - *Aligned lines in the loop, two unaligned lines in all*: a 64-byte store
 //!   at +1 from a line boundary writes two lines, twice the store slots of an
 //!   aligned one, so only the first and the last line are stored unaligned,
-//!   and only if the buffer does not start or end on a boundary. The aligned
-//!   blocks are placed so that one overlap (the remainder of a block) absorbs
-//!   every length with no branch on it: aligned 1024 and 2048 bytes went
-//!   from 0.89-0.95× glibc (a block and a line stored twice) to 1.01-1.03×.
+//!   and only if the buffer does not start or end on a boundary. With
+//!   AVX-512 the lines short of a whole block of four are stored one by one,
+//!   not by a last block that overlaps the one before it: 1500 bytes went
+//!   from 0.96-0.98× glibc (two lines stored twice) to 1.03-1.04× (the
+//!   narrower tiers overlap: see [`fill_lines`]); earlier, storing a block
+//!   and a line twice had cost aligned 1024 and 2048 bytes 5-11%.
 //! - *`rep stosb` from [`REP_STOSB_MIN`] bytes* (x86_64): from 64 KiB to
 //!   8 MiB it and the vector loop run at the same speed (within 5%), below
 //!   64 KiB its start-up costs (1.2× slower than the loop at 4 KiB), and
@@ -214,6 +217,8 @@ pub(crate) unsafe fn fill_with<V: Splat>(ptr: *mut u8, len: usize, value: u8) {
         let v = V::splat(value);
         if len <= 4 * V::BYTES {
             fill_short(v, ptr, len);
+        } else if len <= 16 * V::BYTES {
+            fill_blocks(v, ptr, len);
         } else {
             #[cfg(target_arch = "x86_64")]
             if V::REP_STOSB && len >= REP_STOSB_MIN {
@@ -237,6 +242,8 @@ pub(crate) unsafe fn fill_nontemporal_with<V: Splat>(ptr: *mut u8, len: usize, v
         let v = V::splat(value);
         if len <= 4 * V::BYTES {
             fill_short(v, ptr, len);
+        } else if len <= 8 * V::BYTES {
+            fill_blocks(v, ptr, len);
         } else {
             fill_lines(v, ptr, len, true);
         }
@@ -283,56 +290,50 @@ pub(crate) unsafe fn fill_short<V: Splat>(v: V, ptr: *mut u8, len: usize) {
     }
 }
 
-/// Fills the `len > 4 * V::BYTES` bytes at `ptr` with the byte of `v`.
+/// Fills the `len > 8 * V::BYTES` bytes at `ptr` with the byte of `v`: an
+/// unaligned line for the bytes before the first line boundary at or after
+/// `ptr`, if there are any; the whole 64-byte lines from there to the last
+/// boundary at or before the end, aligned, in blocks of four vectors; then
+/// an unaligned line for the bytes after the last boundary, if any. At most
+/// two stores split a cache line.
 ///
-/// Up to eight vectors: the first four and the last four, overlapping, in
-/// address order. Up to sixteen, except non-temporally: the first eight and
-/// the last eight, likewise, with no branch on the length and no loop (here,
-/// against the loop below: 513-1024 bytes with AVX-512 took glibc's
-/// `memset` 1.27× as long at 1024 bytes from +1, not 1.13×, and 0.92× on
-/// random lengths of 0-1024 bytes, not 0.89×; the AVX2 kernel at 512 bytes
-/// 1.00× glibc's AVX-512 `memset`, not 0.81×). Longer: an unaligned line for
-/// the bytes before the first
-/// line boundary at or after `ptr`, if there are any; the whole 64-byte lines
-/// from there to the last boundary at or before the end, aligned, in blocks
-/// of four vectors: one block at the first boundary, then as many as it
-/// takes to end exactly at the last boundary, the second overlapping the
-/// first by what the span lacks of a multiple of `4W` (no branch on that
-/// remainder); then an unaligned line for the bytes after the last
-/// boundary, if any. At most two stores split a cache line, and an aligned
-/// buffer whose length is a multiple of `4W` gets one store per vector.
+/// The lines short of a whole block are stored one at a time with AVX-512,
+/// whose blocks are four lines: 1500 bytes went from 0.96-0.98× glibc's
+/// speed (a last block overlapping the one before by two lines) to
+/// 1.03-1.04×. With narrower vectors, blocks of one line (SSE2, NEON) leave
+/// none, and blocks of two (AVX2) at most one, which the second block
+/// absorbs by overlapping the first, with no branch on it: there, a loop
+/// over the lines left mispredicted on random lengths (random 0-1024 bytes
+/// with the AVX2 tier fell from 0.78-0.82× glibc's AVX2 `memset` to
+/// 0.69-0.73×) and saved at most two 32-byte stores.
 ///
 /// # Safety
 ///
 /// The CPU must support `V`'s instruction set, `len` must exceed
-/// `4 * V::BYTES` (so at least 64 bytes), and `ptr` must be valid for writes
-/// of `len` bytes.
+/// `8 * V::BYTES` (so 128 bytes), and `ptr` must be valid for writes of
+/// `len` bytes.
 #[inline(always)]
 unsafe fn fill_lines<V: Splat>(v: V, ptr: *mut u8, len: usize, nontemporal: bool) {
     let w = V::BYTES;
     const { assert!(V::BYTES >= 16 && V::BYTES <= LINE && LINE.is_multiple_of(V::BYTES)) };
-    debug_assert!(len > 4 * w);
-    // SAFETY: up to `8w`, the vectors start at `0..4w` and `len - 4w..len`;
-    // up to `16w`, at `0..8w` and `len - 8w..len`, with `len > 8w`.
-    // Beyond, `len > 8w >= 4w + 64`. `first` and `last` are the first line
+    debug_assert!(len > 8 * w);
+    // SAFETY: `len > 8w >= 128`. `first` and `last` are the first line
     // boundary at or after `ptr` and the last at or before `end`, so
-    // `last - first >= len - 126`, a multiple of 64: at least `4w` (for
-    // `w = 16`, `len >= 129` gives at least 3 and so 64). The first block
-    // covers `first..first + 4w`; the others start at `p`, from
+    // `ptr <= first <= last <= end`, a whole number of lines apart, with
+    // `first - ptr` and `end - last` under 64, and
+    // `span = last - first >= len - 126`: at least `4w` (for `w = 16`,
+    // `len >= 129` gives at least 3 bytes, so a line). One at a time, the
+    // blocks cover `first..blocks_end` and the single lines
+    // `blocks_end..last`. Otherwise, the first block covers
+    // `first..first + 4w` and the others start at `p`, from
     // `last - k * 4w` with `k = (span - 1) / 4w`, which is in
-    // `first..=first + 4w`, up to `last`, all aligned.
-    // The lines at `ptr` and `end - 64` cover `ptr..first` and `last..end`
-    // (each less than 64 bytes) and lie inside `ptr..end`. The
-    // non-temporal stores are fenced before the last line, which may
-    // overlap them.
+    // `first..=first + 4w`, up to `last`. All are aligned and inside
+    // `first..last`. The lines at `ptr` and `end - 64` cover `ptr..first`
+    // and `last..end`, and lie inside `ptr..end` as `len >= 64`. The
+    // non-temporal stores are fenced before the last line, which may overlap
+    // them.
     unsafe {
         let end = ptr.add(len);
-        if len <= 8 * w {
-            return store_ends::<V, 4>(v, ptr, end);
-        }
-        if !nontemporal && len <= 16 * w {
-            return store_ends::<V, 8>(v, ptr, end);
-        }
         let first = ptr.add((LINE - ptr as usize % LINE) % LINE);
         let last = end.sub(end as usize % LINE);
         if first != ptr {
@@ -341,28 +342,36 @@ unsafe fn fill_lines<V: Splat>(v: V, ptr: *mut u8, len: usize, nontemporal: bool
             }
         }
         let span = last as usize - first as usize;
-        let mut p = last.sub((span - 1) / (4 * w) * (4 * w));
-        if nontemporal {
-            for i in 0..4 {
-                v.store_nontemporal(first.add(i * w));
-            }
-            while p < last {
-                for i in 0..4 {
-                    v.store_nontemporal(p.add(i * w));
-                }
-                p = p.add(4 * w);
-            }
-            V::fence_nontemporal();
+        let lines_one_by_one = 4 * w > 2 * LINE;
+        let mut p = if lines_one_by_one {
+            first
         } else {
             for i in 0..4 {
-                v.store_aligned(first.add(i * w));
+                store_line_part(v, first.add(i * w), nontemporal);
             }
+            last.sub((span - 1) / (4 * w) * (4 * w))
+        };
+        let blocks_end = if lines_one_by_one {
+            last.sub(span % (4 * w))
+        } else {
+            last
+        };
+        while p < blocks_end {
+            for i in 0..4 {
+                store_line_part(v, p.add(i * w), nontemporal);
+            }
+            p = p.add(4 * w);
+        }
+        if lines_one_by_one {
             while p < last {
-                for i in 0..4 {
-                    v.store_aligned(p.add(i * w));
+                for i in 0..LINE / w {
+                    store_line_part(v, p.add(i * w), nontemporal);
                 }
-                p = p.add(4 * w);
+                p = p.add(LINE);
             }
+        }
+        if nontemporal {
+            V::fence_nontemporal();
         }
         if last != end {
             for i in 0..LINE / w {
@@ -372,24 +381,72 @@ unsafe fn fill_lines<V: Splat>(v: V, ptr: *mut u8, len: usize, nontemporal: bool
     }
 }
 
-/// Stores the first `N` vectors from `ptr` and the last `N` before `end`, in
-/// address order.
+/// Stores `v` at `ptr`, aligned, non-temporally if `nontemporal`.
 ///
 /// # Safety
 ///
-/// The CPU must support `V`'s instruction set, and `ptr..end` must be
-/// writable and at least `N` vectors long.
+/// As [`Splat::store_aligned`].
 #[inline(always)]
-unsafe fn store_ends<V: Splat, const N: usize>(v: V, ptr: *mut u8, end: *mut u8) {
-    let w = V::BYTES;
-    // SAFETY: the vectors lie in `ptr..ptr + N * w` and `end - N * w..end`,
-    // inside `ptr..end` as the caller guarantees.
+unsafe fn store_line_part<V: Splat>(v: V, ptr: *mut u8, nontemporal: bool) {
+    // SAFETY: the caller's guarantees, those of both stores.
     unsafe {
-        let last = end.sub(N * w);
-        for i in 0..N {
+        if nontemporal {
+            v.store_nontemporal(ptr);
+        } else {
+            v.store_aligned(ptr);
+        }
+    }
+}
+
+/// Fills the `4 * V::BYTES < len <= 16 * V::BYTES` bytes at `ptr` with the
+/// byte of `v`, in address order: four unaligned vectors at `ptr`; beyond
+/// eight vectors, blocks of four vectors aligned to the line, the first at
+/// the last line boundary at or before `ptr + 4W`, each stored if it starts
+/// before `len - 4W`; and four unaligned vectors that end at `ptr + len`.
+///
+/// No byte is stored more than twice. The first eight vectors and the last
+/// eight, which this replaced for 9-16 vectors, store a 600-byte fill as
+/// 1024 bytes: measured against glibc's AVX-512 `memset`, which stores
+/// these lengths in this order, they ran at 0.67-0.77× its speed at 600 and
+/// 700 bytes where this runs at 1.01-1.02× (`fastpath bench fill`, three
+/// interleaved runs of each build).
+///
+/// # Safety
+///
+/// The CPU must support `V`'s instruction set, `len` must be in
+/// `4 * V::BYTES + 1..=16 * V::BYTES`, and `ptr` must be valid for writes of
+/// `len` bytes.
+#[inline(always)]
+unsafe fn fill_blocks<V: Splat>(v: V, ptr: *mut u8, len: usize) {
+    let w = V::BYTES;
+    debug_assert!(len > 4 * w && len <= 16 * w);
+    // SAFETY: the first four vectors cover `0..4w` and the last four
+    // `len - 4w..len`, inside `0..len` as `len > 4w`, and together all of it
+    // up to `8w`. Beyond, the blocks start at offsets `4w - ptr % LINE` (in
+    // `4w - 63..=4w`, so after 0, as `4w >= 64`) plus multiples of `4w`, so
+    // at line boundaries (aligned to `w`, which divides `LINE`), the first
+    // covering up to `4w` or further and each the next `4w` bytes; a block
+    // is stored only if it starts before `len - 4w`, so every block ends
+    // before `len` (the first by `8w < len`), and they cover everything up
+    // to `len - 4w`.
+    unsafe {
+        for i in 0..4 {
             v.store(ptr.add(i * w));
         }
-        for i in 0..N {
+        if len > 8 * w {
+            let mut block = 4 * w - ptr as usize % LINE;
+            loop {
+                for i in 0..4 {
+                    v.store_aligned(ptr.add(block + i * w));
+                }
+                block += 4 * w;
+                if block >= len - 4 * w {
+                    break;
+                }
+            }
+        }
+        let last = ptr.add(len - 4 * w);
+        for i in 0..4 {
             v.store(last.add(i * w));
         }
     }

@@ -3,8 +3,9 @@
 //!
 //! Up to 16 bytes, four overlapping 4-byte words (or three bytes below 4);
 //! 17-64 bytes, four overlapping `st1` of a `dup` vector at computed
-//! offsets; up to 128, eight; beyond, aligned 64-byte lines, four vectors per
-//! step, and an unaligned line at the end.
+//! offsets; 65-256 bytes, four vectors at the start, aligned lines from 129
+//! bytes, and four vectors at the end; beyond, aligned 64-byte lines, four
+//! vectors per step, and an unaligned line at the end.
 //! aarch64's non-temporal store (`stnp`) is a hint with no intrinsic, so
 //! `fill_nontemporal` stores ordinarily here.
 //!

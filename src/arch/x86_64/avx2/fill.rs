@@ -4,8 +4,10 @@
 //! Up to 15 bytes it stores four overlapping 4-byte words (or three bytes
 //! below 4); 16-32 bytes, two overlapping 16-byte halves of the vector;
 //! 33-128 bytes, four overlapping vectors at computed offsets, with no
-//! branch between two and four; up to 256, eight; beyond, aligned 64-byte
-//! lines (two lines, four `vmovdqa`, per step) and `rep stosb` from 1 MiB.
+//! branch between two and four; 129-512 bytes, four vectors at the start,
+//! aligned blocks of four from 257 bytes, and four at the end; beyond,
+//! aligned 64-byte lines (two lines, four `vmovdqa`, per step) and
+//! `rep stosb` from 1 MiB.
 //! Non-temporal lines are `vmovntdq`, then `sfence`.
 //!
 //! In a build with AVX2 enabled at compile time (and not AVX-512), these

@@ -5,10 +5,10 @@
 //!
 //! Up to 64 bytes, one `vmovdqu8` under a byte mask with the low `len` bits
 //! set: no branch on the length at all. 65-128 bytes, two overlapping
-//! 64-byte vectors; 129-256, four; 257-512, eight (the first four and the
-//! last four); 513-1024, sixteen (the first eight and the last eight);
-//! beyond, aligned 64-byte lines four at a time and `rep stosb` from 1 MiB,
-//! as the shared algorithm does. Non-temporal lines are
+//! 64-byte vectors; 129-256, four; 257-1024, four at the start, aligned
+//! blocks of four from 513 bytes, and four at the end; beyond, aligned
+//! 64-byte lines four at a time and `rep stosb` from 1 MiB, as the shared
+//! algorithm does. Non-temporal lines are
 //! `vmovntdq` of whole lines, then `sfence`.
 //!
 //! # The masked store and the page boundary

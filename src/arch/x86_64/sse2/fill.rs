@@ -4,8 +4,9 @@
 //! Up to 16 bytes it stores four overlapping 4-byte words (or three bytes
 //! below 4), taken from the vector's low half (`movq`, no multiply to spread
 //! the byte); 17-64 bytes, four overlapping vectors at computed offsets, with
-//! no branch between two and four; up to 128, eight; beyond, aligned 64-byte
-//! lines (four `movdqa`) and `rep stosb` from 1 MiB. Non-temporal lines are
+//! no branch between two and four; 65-256 bytes, four vectors at the start,
+//! aligned lines from 129 bytes, and four vectors at the end; beyond,
+//! aligned 64-byte lines (four `movdqa`) and `rep stosb` from 1 MiB. Non-temporal lines are
 //! four `movntdq`, then `sfence`.
 //!
 //! SSE2 is part of x86_64, so these stores are also the inline path of
