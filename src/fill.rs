@@ -8,11 +8,10 @@
 //! processing. [`fill`] stores short lengths inline instead, and sends the
 //! others to one out-of-line kernel chosen once:
 //!
-//! - up to four vectors (256 bytes with AVX-512 enabled at compile time, 128
-//!   with AVX2, 64 otherwise), inline at the call site, with the widest
-//!   vectors the build enables: overlapping stores, and for 0-64 bytes with
-//!   AVX-512 one masked store;
-//! - in a build without AVX-512 (the default `x86_64` target), 0-256 bytes
+//! - up to 128 bytes (64 without AVX2 enabled at compile time), inline at
+//!   the call site, with the widest vectors the build enables: overlapping
+//!   stores, and for 0-64 bytes with AVX-512 one masked store;
+//! - in a build without AVX-512 (the default `x86_64` target), 0-128 bytes
 //!   on a CPU that has AVX-512BW and BMI2 still take the AVX-512 stores
 //!   inline (the masked one up to 64 bytes), as inline assembly behind one
 //!   test of a flag cached at the first call: no call at all (see
@@ -68,15 +67,26 @@ type Inline = arch::aarch64::neon::fill::NeonSplat;
 type Inline = arch::portable::fill::Words;
 
 /// Fills of up to this many bytes are inline: four of the [`Inline`]
-/// vectors, 256 bytes with AVX-512. Past four vectors come eight, then a
-/// loop, which would grow every call site to save a call that the stores
-/// outweigh by then (from 512 bytes fastpath and glibc take the same time).
-const INLINE_MAX: usize = 4 * Inline::BYTES;
+/// vectors, but no more than 128 bytes (two AVX-512 vectors).
+///
+/// Inlining the four AVX-512 vectors of 129-256 bytes too saved the call at
+/// those lengths (at 256 bytes, 1.25× glibc's speed rather than 1.11×
+/// aligned, the same at +1), but cost the mixtures of lengths on either side
+/// of 256 bytes: random lengths of 0-1024 bytes ran at 0.92-0.94× glibc's
+/// `memset` in the default build, against 0.97-0.98× with the boundary at
+/// 128 (the median of five interleaved runs of each of two builds of each).
+/// The first lengths to be stored rather than called for pay the most for
+/// the call; past 128 bytes the stores take most of the time.
+const INLINE_MAX: usize = if 4 * Inline::BYTES < 128 {
+    4 * Inline::BYTES
+} else {
+    128
+};
 
 /// Sets every byte of `dst` to `value`: a faster `dst.fill(value)`.
 ///
-/// Short fills (up to 256 bytes with AVX-512, 128 with AVX2 enabled at
-/// compile time, 64 otherwise) are stored inline, without a call: with
+/// Short fills (up to 128 bytes with AVX2 or AVX-512 enabled at compile
+/// time, 64 otherwise) are stored inline, without a call: with
 /// AVX-512, 0-64 bytes take one masked store. A build without AVX-512 at
 /// compile time uses it too on a CPU that has it (behind a flag set at the
 /// first call). Longer fills call the active tier's kernel, chosen once:
@@ -89,7 +99,7 @@ const INLINE_MAX: usize = 4 * Inline::BYTES;
 /// assert_eq!(header[4..], [0; 16]);
 /// ```
 // Always inlined: left to its heuristics, the compiler stopped inlining
-// `fill` once the 65-256 byte path was added, and the 1-64 byte fills fell
+// `fill` once a 65-256 byte path was added, and the 1-64 byte fills fell
 // from 3.0× glibc's speed to 1.3×.
 #[inline(always)]
 pub fn fill(dst: &mut [u8], value: u8) {
@@ -109,7 +119,7 @@ pub fn fill(dst: &mut [u8], value: u8) {
             not(all(target_feature = "avx512f", target_feature = "avx512bw"))
         ))]
         // SAFETY: the `len` bytes from the start of `dst` are writable.
-        if len <= 256 && unsafe { masked::try_fill_vectors(dst.as_mut_ptr(), len, value) } {
+        if len <= 128 && unsafe { masked::try_fill_vectors(dst.as_mut_ptr(), len, value) } {
             return;
         }
         fill_dispatched(dst, value);
@@ -182,7 +192,7 @@ unsafe fn fill_inline(ptr: *mut u8, len: usize, value: u8) {
     unsafe { fill_short(Inline::splat(value), ptr, len) }
 }
 
-/// The AVX-512 stores for 0-256 bytes, inline, where the build does not
+/// The AVX-512 stores for 0-128 bytes, inline, where the build does not
 /// enable AVX-512 but the CPU has it: behind a flag set at the first call.
 #[cfg(all(
     feature = "std",
@@ -231,12 +241,12 @@ mod masked {
     }
 
     /// Fills the `len` bytes at `ptr` with `value` and returns `true` if the
-    /// flag is on, with two or four 64-byte stores; otherwise returns
-    /// `false`, having stored nothing.
+    /// flag is on, with two 64-byte stores; otherwise returns `false`,
+    /// having stored nothing.
     ///
     /// # Safety
     ///
-    /// `len` must be in `65..=256`, and `ptr` valid for writes of `len`
+    /// `len` must be in `65..=128`, and `ptr` valid for writes of `len`
     /// bytes.
     #[inline(always)]
     pub(super) unsafe fn try_fill_vectors(ptr: *mut u8, len: usize, value: u8) -> bool {

@@ -58,11 +58,11 @@
 //! the masked store for 0-64 bytes on a CPU that has it, inline, through
 //! [`fill_masked_asm`]: the same four instructions as inline assembly (which
 //! the compiler accepts in a function without the target feature), behind a
-//! test of a flag cached at the first call; and the two or four plain
-//! stores for 65-256 bytes ([`fill_vectors_asm`]). Against glibc, 3.0-3.6×
-//! at 1-64 bytes and 1.1-2.3× at 100-256, as fast as with AVX-512 enabled
-//! at compile time; through the dispatch pointer (an indirect call to this
-//! kernel) it was 1.3-1.5× at 1-64 bytes, and through a direct call to a
+//! test of a flag cached at the first call; and the two plain stores for
+//! 65-128 bytes ([`fill_vectors_asm`]). Against glibc, 3.0-3.6× at 1-64
+//! bytes and 1.5-2.2× at 100-128, as fast as with AVX-512 enabled at compile
+//! time; through the dispatch pointer (an indirect call to this kernel) it
+//! was 1.3-1.5× at 1-64 bytes, and through a direct call to a
 //! `#[target_feature]` function behind the same flag 1.5× (measured in a
 //! separate harness), and 65-256 bytes 0.9-1.0× through the dispatch.
 
@@ -167,7 +167,10 @@ impl Splat for Avx512Splat {
             if in_one_page(ptr) {
                 _mm512_mask_storeu_epi8(ptr.cast(), low_mask(len), self.0);
             } else {
-                fill_across_page(self.0, ptr, len);
+                // The byte, not the vector: a vector argument would be
+                // passed through a 64-byte aligned stack slot, and every
+                // function that inlines this path would realign its stack.
+                fill_across_page(self.low_word() as u8, ptr, len);
             }
         }
     }
@@ -207,8 +210,8 @@ unsafe fn low_mask(len: usize) -> __mmask64 {
     }
 }
 
-/// Fills the `len <= 64` bytes at `ptr`, where the 64 bytes from `ptr` cross
-/// a page boundary, with masked stores to the aligned lines they span: the
+/// Fills the `len <= 64` bytes at `ptr` with `value`, where the 64 bytes
+/// from `ptr` cross a page boundary, with masked stores to the aligned lines they span: the
 /// bytes masked off in a line are in the same page as the bytes stored.
 ///
 /// # Safety
@@ -218,11 +221,11 @@ unsafe fn low_mask(len: usize) -> __mmask64 {
 #[cold]
 #[inline(never)]
 #[target_feature(enable = "avx512f,avx512bw")]
-unsafe fn fill_across_page(v: __m512i, ptr: *mut u8, len: usize) {
+unsafe fn fill_across_page(value: u8, ptr: *mut u8, len: usize) {
     let offset = ptr as usize % 64;
     debug_assert!(offset != 0 && len <= 64);
     // SAFETY: the caller guarantees AVX-512F and BW.
-    let mask = unsafe { low_mask(len) };
+    let (v, mask) = unsafe { (_mm512_set1_epi8(value as i8), low_mask(len)) };
     // The data's bits within the two lines; `offset` is 1..=63.
     let (first, second) = (mask << offset, mask >> (64 - offset));
     let line = ptr.wrapping_sub(offset);
@@ -245,51 +248,36 @@ pub(crate) fn in_one_page(ptr: *const u8) -> bool {
     ptr as usize % PAGE <= PAGE - 64
 }
 
-/// Fills the `65..=256` bytes at `ptr` with `value` with two or four
-/// overlapping 64-byte stores, as inline assembly, as [`fill_masked_asm`]
-/// does for up to 64.
+/// Fills the `65..=128` bytes at `ptr` with `value` with two overlapping
+/// 64-byte stores, as inline assembly, as [`fill_masked_asm`] does for up to
+/// 64.
 ///
 /// # Safety
 ///
 /// The CPU must support AVX-512F and AVX-512BW; `len` must be in
-/// `65..=256` and `ptr` valid for writes of `len` bytes.
+/// `65..=128` and `ptr` valid for writes of `len` bytes.
 #[cfg(all(
     feature = "std",
     not(all(target_feature = "avx512f", target_feature = "avx512bw"))
 ))]
 #[inline(always)]
 pub(crate) unsafe fn fill_vectors_asm(ptr: *mut u8, len: usize, value: u8) {
-    debug_assert!((65..=256).contains(&len));
+    debug_assert!((65..=128).contains(&len));
     // SAFETY: `vpbroadcastb` (AVX-512BW) and `vmovdqu64` (AVX-512F) exist
     // on this CPU, as the caller guarantees. The stores start at 0 and
-    // `len - 64` (and 64 and `len - 128` from 129 bytes), so they cover
-    // `ptr..ptr + len` and stay inside it. Only `zmm16` changes, declared.
+    // `len - 64`, so they cover `ptr..ptr + len` and stay inside it. Only
+    // `zmm16` changes, declared.
     unsafe {
-        if len <= 128 {
-            core::arch::asm!(
-                "vpbroadcastb zmm16, {value:e}",
-                "vmovdqu64 zmmword ptr [{ptr}], zmm16",
-                "vmovdqu64 zmmword ptr [{ptr} + {len} - 64], zmm16",
-                ptr = in(reg) ptr,
-                len = in(reg) len,
-                value = in(reg) u32::from(value),
-                out("zmm16") _,
-                options(nostack, preserves_flags)
-            );
-        } else {
-            core::arch::asm!(
-                "vpbroadcastb zmm16, {value:e}",
-                "vmovdqu64 zmmword ptr [{ptr}], zmm16",
-                "vmovdqu64 zmmword ptr [{ptr} + 64], zmm16",
-                "vmovdqu64 zmmword ptr [{ptr} + {len} - 128], zmm16",
-                "vmovdqu64 zmmword ptr [{ptr} + {len} - 64], zmm16",
-                ptr = in(reg) ptr,
-                len = in(reg) len,
-                value = in(reg) u32::from(value),
-                out("zmm16") _,
-                options(nostack, preserves_flags)
-            );
-        }
+        core::arch::asm!(
+            "vpbroadcastb zmm16, {value:e}",
+            "vmovdqu64 zmmword ptr [{ptr}], zmm16",
+            "vmovdqu64 zmmword ptr [{ptr} + {len} - 64], zmm16",
+            ptr = in(reg) ptr,
+            len = in(reg) len,
+            value = in(reg) u32::from(value),
+            out("zmm16") _,
+            options(nostack, preserves_flags)
+        );
     }
 }
 
