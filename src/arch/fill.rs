@@ -20,9 +20,10 @@
 //!   the start, from `8W` on blocks of four vectors aligned to the line, and
 //!   four vectors that end at the end ([`fill_blocks`]), as glibc does.
 //! - longer: an unaligned 64-byte line at the start, whole aligned lines four
-//!   vectors at a time, the four vectors of aligned lines ending at the last
-//!   line boundary, and an unaligned line at the end ([`fill_lines`]). On
-//!   x86_64, fills of [`REP_STOSB_MIN`] bytes and more are one `rep stosb`.
+//!   vectors at a time, then with AVX-512 the lines short of a block one by
+//!   one, and with narrower vectors a last block that ends at the last line
+//!   boundary, and an unaligned line at the end ([`fill_lines`]). On x86_64,
+//!   fills of [`REP_STOSB_MIN`] bytes and more are one `rep stosb`.
 //!
 //! Every store writes only bytes of the destination: overlapping stores
 //! write some bytes twice rather than step outside it, so no path touches a
@@ -229,7 +230,7 @@ pub(crate) unsafe fn fill_with<V: Splat>(ptr: *mut u8, len: usize, value: u8) {
     }
 }
 
-/// [`fill_with`] with the aligned lines of fills longer than `4W` stored
+/// [`fill_with`] with the aligned lines of fills longer than `8W` stored
 /// non-temporally, then fenced; no `rep stosb`.
 ///
 /// # Safety
@@ -407,9 +408,9 @@ unsafe fn store_line_part<V: Splat>(v: V, ptr: *mut u8, nontemporal: bool) {
 /// No byte is stored more than twice. The first eight vectors and the last
 /// eight, which this replaced for 9-16 vectors, store a 600-byte fill as
 /// 1024 bytes: measured against glibc's AVX-512 `memset`, which stores
-/// these lengths in this order, they ran at 0.67-0.77× its speed at 600 and
-/// 700 bytes where this runs at 1.01-1.02× (`fastpath bench fill`, three
-/// interleaved runs of each build).
+/// these lengths in this order, they ran at 0.67-0.80× its speed at 600 and
+/// 700 bytes where this runs at 1.01-1.05× (`fastpath bench fill`,
+/// interleaved runs of each build; BENCHMARKS.md).
 ///
 /// # Safety
 ///
@@ -542,7 +543,7 @@ macro_rules! fill_methods {
             }
 
             /// Sets every byte of `dst` to `value` with this tier's kernel,
-            /// storing the aligned 64-byte lines of a fill longer than four
+            /// storing the aligned 64-byte lines of a fill longer than eight
             /// vectors with non-temporal stores, which bypass the caches,
             /// then a store fence: see
             /// [`fastpath::fill_nontemporal`](crate::fill_nontemporal).

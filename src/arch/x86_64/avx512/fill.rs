@@ -211,8 +211,9 @@ unsafe fn low_mask(len: usize) -> __mmask64 {
 }
 
 /// Fills the `len <= 64` bytes at `ptr` with `value`, where the 64 bytes
-/// from `ptr` cross a page boundary, with masked stores to the aligned lines they span: the
-/// bytes masked off in a line are in the same page as the bytes stored.
+/// from `ptr` cross a page boundary, with masked stores to the aligned lines
+/// they span: the bytes masked off in a line are in the same page as the
+/// bytes stored.
 ///
 /// # Safety
 ///
