@@ -71,12 +71,12 @@ type Inline = arch::portable::fill::Words;
 ///
 /// Inlining the four AVX-512 vectors of 129-256 bytes too saved the call at
 /// those lengths (at 256 bytes, 1.25× glibc's speed rather than 1.11×
-/// aligned, the same at +1), but cost the mixtures of lengths on either side
-/// of 256 bytes: random lengths of 0-1024 bytes ran at 0.92-0.94× glibc's
-/// `memset` in the default build, against 0.97-0.98× with the boundary at
-/// 128 (the median of five interleaved runs of each of two builds of each).
-/// The first lengths to be stored rather than called for pay the most for
-/// the call; past 128 bytes the stores take most of the time.
+/// aligned, 1.11× rather than 1.00× at +1), but cost the mixtures of lengths
+/// on either side of 256 bytes: random lengths of 0-1024 bytes ran at
+/// 0.92-0.94× glibc's `memset` in the default build, against 0.97-0.98× with
+/// the boundary at 128 (medians of five interleaved runs, two builds each
+/// way; BENCHMARKS.md). Past 128 bytes the stores, not the call, take most
+/// of the time.
 const INLINE_MAX: usize = if 4 * Inline::BYTES < 128 {
     4 * Inline::BYTES
 } else {
