@@ -344,18 +344,13 @@ unsafe fn fill_lines<V: Splat>(v: V, ptr: *mut u8, len: usize, nontemporal: bool
         }
         let span = last as usize - first as usize;
         let lines_one_by_one = 4 * w > 2 * LINE;
-        let mut p = if lines_one_by_one {
-            first
+        let (mut p, blocks_end) = if lines_one_by_one {
+            (first, last.sub(span % (4 * w)))
         } else {
             for i in 0..4 {
                 store_line_part(v, first.add(i * w), nontemporal);
             }
-            last.sub((span - 1) / (4 * w) * (4 * w))
-        };
-        let blocks_end = if lines_one_by_one {
-            last.sub(span % (4 * w))
-        } else {
-            last
+            (last.sub((span - 1) / (4 * w) * (4 * w)), last)
         };
         while p < blocks_end {
             for i in 0..4 {
