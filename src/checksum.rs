@@ -1,7 +1,7 @@
 //! The Internet checksum (RFC 1071): one-shot, streaming, combined and
 //! scatter-gather.
 
-use crate::arch::{self, scalar};
+use crate::arch::scalar;
 use crate::tier::dispatch;
 
 /// Inputs up to this many bytes (128) are summed by inline scalar code,
@@ -13,7 +13,7 @@ const INLINE_MAX: usize = scalar::SHORT_MAX;
 dispatch! {
     /// The checksum of `data` by the active tier's kernel.
     fn checksum_kernel(data: &[u8]) -> u16;
-    kernel = arch::raw_sum_kernel;
+    kernel = checksum;
 }
 
 /// The folded ones'-complement sum of `data` as big-endian 16-bit words.

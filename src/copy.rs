@@ -5,13 +5,13 @@ use core::fmt;
 use core::mem::MaybeUninit;
 
 use crate::Checksum;
-use crate::arch::{self, scalar};
+use crate::arch::scalar;
 use crate::tier::dispatch;
 
 dispatch! {
     /// Copies and returns the checksum with the active tier's kernel.
     fn copy_checksum_kernel(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u16;
-    kernel = arch::raw_copy_kernel;
+    kernel = copy_checksum;
 }
 
 /// Copies `src` into `dst` and returns the folded sum of `src`: inline for

@@ -4,6 +4,8 @@
 use core::fmt;
 use core::str::FromStr;
 
+use crate::arch::Kernels;
+
 /// A family of kernels, named after the instruction set it needs.
 ///
 /// The order of the variants is the order of preference on one architecture:
@@ -110,21 +112,7 @@ impl Tier {
     /// assert!(fastpath::Tier::Portable.is_available());
     /// ```
     pub fn is_available(self) -> bool {
-        #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-        use crate::arch;
-        match self {
-            Tier::Portable => true,
-            #[cfg(target_arch = "x86_64")]
-            Tier::Sse2 => arch::x86_64::Sse2::is_available(),
-            #[cfg(target_arch = "x86_64")]
-            Tier::Avx2 => arch::x86_64::Avx2::is_available(),
-            #[cfg(target_arch = "x86_64")]
-            Tier::Avx512 => arch::x86_64::Avx512::is_available(),
-            #[cfg(target_arch = "aarch64")]
-            Tier::Neon => arch::aarch64::Neon::is_available(),
-            #[allow(unreachable_patterns)]
-            _ => false,
-        }
+        crate::arch::kernels(self).is_some()
     }
 }
 
@@ -169,6 +157,7 @@ impl FromStr for Tier {
 ///
 /// This is the whole selection policy, kept free of any detection so that it
 /// can be tested on every machine.
+#[cfg_attr(not(feature = "std"), allow(dead_code))]
 pub(crate) fn select(available: impl Fn(Tier) -> bool, cap: Option<Tier>) -> Tier {
     let max_bits = cap.map_or(u32::MAX, Tier::vector_bits);
     Tier::ALL
@@ -189,27 +178,75 @@ pub(crate) fn select(available: impl Fn(Tier) -> bool, cap: Option<Tier>) -> Tie
 /// ```
 #[inline]
 pub fn active_tier() -> Tier {
-    imp::active_tier()
+    active().tier()
 }
 
+/// The kernel table this process runs: chosen once with `std`, at compile
+/// time without it.
+#[inline]
+pub(crate) fn active() -> &'static Kernels {
+    #[cfg(feature = "std")]
+    {
+        selection::active()
+    }
+    #[cfg(not(feature = "std"))]
+    {
+        crate::arch::ENABLED
+    }
+}
+
+/// The choice of a kernel table, made once and cached.
 #[cfg(feature = "std")]
-mod imp {
-    use super::{Tier, select};
+pub(crate) mod selection {
     use core::sync::atomic::{AtomicU8, Ordering};
 
-    /// 0 until the first call; then 1 + the index of the chosen tier in
-    /// [`Tier::ALL`].
-    static CHOSEN: AtomicU8 = AtomicU8::new(0);
+    use super::{Tier, select};
+    use crate::arch::fill::InlinePath;
+    use crate::arch::{self, Kernels};
 
-    pub(super) fn active_tier() -> Tier {
-        match CHOSEN.load(Ordering::Relaxed) {
-            0 => detect(),
-            n => Tier::ALL[usize::from(n - 1)],
+    /// The state before the first choice.
+    pub(crate) const UNSELECTED: u8 = 0;
+
+    /// 1 + the index in [`arch::all`] of the chosen table, [`UNSELECTED`]
+    /// before the first choice.
+    static TABLE: AtomicU8 = AtomicU8::new(UNSELECTED);
+
+    /// The value of [`own_stores`] when the architecture's inline paths may
+    /// use their own stores with the chosen table
+    /// ([`InlinePath::allows_own_stores`]).
+    pub(crate) const ON: u8 = 1;
+
+    /// The value of [`own_stores`] when they may not.
+    const OFF: u8 = 2;
+
+    /// [`ON`] or [`OFF`], set with [`TABLE`]; [`UNSELECTED`] before.
+    static OWN_STORES: AtomicU8 = AtomicU8::new(UNSELECTED);
+
+    /// Whether the inline paths may use their own stores: [`ON`], `OFF`, or
+    /// [`UNSELECTED`] before the first choice. Kept beside the table so
+    /// that the inline paths test it with one load and one comparison.
+    #[inline(always)]
+    pub(crate) fn own_stores() -> u8 {
+        OWN_STORES.load(Ordering::Relaxed)
+    }
+
+    /// The chosen table, chosen now if it was not yet.
+    #[inline]
+    pub(crate) fn active() -> &'static Kernels {
+        match TABLE.load(Ordering::Relaxed) {
+            UNSELECTED => choose(),
+            n => arch::all()
+                .nth(usize::from(n) - 1)
+                .unwrap_or_else(|| choose()),
         }
     }
 
+    /// Chooses the table: the tier [`select`] picks from those this CPU
+    /// runs, capped by `FASTPATH_TIER`, and that tier's preferred table.
+    /// Caches and returns it.
     #[cold]
-    fn detect() -> Tier {
+    #[inline(never)]
+    pub(crate) fn choose() -> &'static Kernels {
         let cap = match std::env::var("FASTPATH_TIER") {
             Ok(value) => match value.parse::<Tier>() {
                 Ok(tier) => Some(tier),
@@ -225,40 +262,37 @@ mod imp {
             }
         };
         let tier = select(Tier::is_available, cap);
-        let index = Tier::ALL.iter().position(|&t| t == tier).unwrap_or(0);
-        // Racing threads compute the same answer; the one stored last wins
-        // and equals the others.
-        CHOSEN.store(index as u8 + 1, Ordering::Relaxed);
-        tier
+        let (index, kernels) = arch::all()
+            .enumerate()
+            .filter(|(_, kernels)| kernels.tier() == tier && kernels.is_available())
+            .last()
+            .unwrap_or((0, &arch::portable::Portable::KERNELS));
+        let own_stores = if arch::native::Inline::allows_own_stores(kernels) {
+            ON
+        } else {
+            OFF
+        };
+        // Racing threads compute the same answers; the ones stored last win
+        // and equal the others.
+        TABLE.store(index as u8 + 1, Ordering::Relaxed);
+        OWN_STORES.store(own_stores, Ordering::Relaxed);
+        kernels
     }
 }
 
-#[cfg(not(feature = "std"))]
-mod imp {
-    use super::{Tier, select};
-
-    pub(super) fn active_tier() -> Tier {
-        select(Tier::is_available, None)
-    }
-}
-
-/// Declares a function `$name` that runs the active tier's kernel for one
-/// primitive, chosen once and cached in a function pointer.
+/// Declares a function `$name` that runs the active table's kernel `$field`
+/// for one primitive, chosen once and cached in a function pointer.
 ///
 /// With `std`, the pointer starts at a `detect` function which looks up the
-/// active tier, stores the kernel of that tier in the pointer and calls it;
-/// every later call is one load and one indirect call, straight into the
-/// tier's `#[target_feature]` function. Without `std`, the tier is a
-/// compile-time constant and the call is direct.
-///
-/// `$kernel` maps a [`Tier`] to `Option<unsafe fn(...) -> ...>`: `Some`
-/// only for a tier this CPU runs, whose function is then safe to call with
-/// any arguments; the portable kernel must be `Some` for every build.
+/// active table, stores its kernel in the pointer and calls it; every later
+/// call is one load and one indirect call, straight into the tier's
+/// `#[target_feature]` function. Without `std`, the table is a compile-time
+/// constant and the call is direct.
 macro_rules! dispatch {
     (
         $(#[$attr:meta])*
         $vis:vis fn $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty;
-        kernel = $kernel:path;
+        kernel = $field:ident;
     ) => {
         $(#[$attr])*
         $vis fn $name($($arg: $ty),*) -> $ret {
@@ -269,11 +303,10 @@ macro_rules! dispatch {
                 use core::sync::atomic::{AtomicPtr, Ordering};
 
                 fn detect($($arg: $ty),*) -> $ret {
-                    let kernel: Kernel = $kernel($crate::active_tier())
-                        .expect("the active tier is available");
+                    let kernel: Kernel = $crate::tier::active().$field;
                     FN.store(kernel as *mut (), Ordering::Relaxed);
-                    // SAFETY: `$kernel` returned the function for a tier
-                    // this CPU runs.
+                    // SAFETY: the active table is one this CPU runs, and its
+                    // kernels take any arguments of their types.
                     unsafe { kernel($($arg),*) }
                 }
 
@@ -284,18 +317,15 @@ macro_rules! dispatch {
                 // `Kernel` cast to a pointer, so it is a valid function
                 // pointer of type `Kernel`.
                 let kernel = unsafe { core::mem::transmute::<*mut (), Kernel>(ptr) };
-                // SAFETY: a kernel is stored only after `$kernel` returned it
-                // for the active tier, which this CPU runs; `detect` is safe.
+                // SAFETY: a kernel is stored only after it was read from the
+                // active table, which this CPU runs; `detect` is safe.
                 unsafe { kernel($($arg),*) }
             }
             #[cfg(not(feature = "std"))]
             {
-                let kernel: Kernel = match $kernel($crate::active_tier()) {
-                    Some(kernel) => kernel,
-                    None => unreachable!("the active tier is available"),
-                };
-                // SAFETY: `$kernel` returned the function for a tier this
-                // build runs.
+                let kernel: Kernel = $crate::arch::ENABLED.$field;
+                // SAFETY: the table of a build without `std` is one whose
+                // features the build enables.
                 unsafe { kernel($($arg),*) }
             }
         }

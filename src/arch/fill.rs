@@ -82,6 +82,8 @@
 //!   non-temporal fill took 1 100 cycles against 13): the fence waits for
 //!   the lines to reach memory.
 
+use super::native;
+
 /// A vector register holding one byte in every lane, and the stores the fill
 /// algorithm needs.
 ///
@@ -512,53 +514,94 @@ unsafe fn rep_stosb(ptr: *mut u8, len: usize, value: u8) {
     }
 }
 
-/// Defines a SIMD tier's `fill` and `fill_nontemporal` methods over the
-/// module's `#[target_feature]` functions `fill` and `fill_nontemporal`,
-/// which holding the tier makes safe to call.
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-macro_rules! fill_methods {
-    ($tier:ident) => {
-        impl $tier {
-            /// Sets every byte of `dst` to `value` with this tier's kernel.
-            ///
-            /// ```
-            /// # #[cfg(target_arch = "x86_64")] use fastpath::arch::x86_64::*;
-            /// # #[cfg(target_arch = "aarch64")] use fastpath::arch::aarch64::*;
-            #[doc = concat!("if let Some(tier) = ", stringify!($tier), "::new() {")]
-            ///     let mut buf = [0u8; 100];
-            ///     tier.fill(&mut buf[3..97], 0xa5);
-            ///     assert!(buf[3..97].iter().all(|&b| b == 0xa5));
-            ///     assert_eq!((buf[2], buf[97]), (0, 0));
-            /// }
-            /// ```
-            #[inline]
-            pub fn fill(self, dst: &mut [u8], value: u8) {
-                // SAFETY: holding `self` proves that the CPU runs the tier.
-                unsafe { fill(dst, value) }
-            }
+/// What an architecture adds to the short path that [`crate::fill()`]
+/// inlines into its callers: the vector it stores, and stores of its own
+/// that the CPU found at run time allows.
+///
+/// Each architecture's module has a type `Inline` that implements it; the
+/// functions below are the whole inline path, written once.
+pub(crate) trait InlinePath {
+    /// The widest vector of one repeated byte that the build enables.
+    type Vector: Splat;
 
-            /// Sets every byte of `dst` to `value` with this tier's kernel,
-            /// storing the aligned 64-byte lines of a fill longer than eight
-            /// vectors with non-temporal stores, which bypass the caches,
-            /// then a store fence: see
-            /// [`fastpath::fill_nontemporal`](crate::fill_nontemporal).
-            ///
-            /// ```
-            /// # #[cfg(target_arch = "x86_64")] use fastpath::arch::x86_64::*;
-            /// # #[cfg(target_arch = "aarch64")] use fastpath::arch::aarch64::*;
-            #[doc = concat!("if let Some(tier) = ", stringify!($tier), "::new() {")]
-            ///     let mut frame = vec![0xffu8; 1 << 16];
-            ///     tier.fill_nontemporal(&mut frame, 0);
-            ///     assert!(frame.iter().all(|&b| b == 0));
-            /// }
-            /// ```
-            #[inline]
-            pub fn fill_nontemporal(self, dst: &mut [u8], value: u8) {
-                // SAFETY: holding `self` proves that the CPU runs the tier.
-                unsafe { fill_nontemporal(dst, value) }
-            }
-        }
-    };
+    /// Fills the `len` bytes at `ptr` with `value` and returns `true`, if
+    /// the architecture has a faster way for this length on this CPU;
+    /// otherwise returns `false`, having stored nothing.
+    ///
+    /// # Safety
+    ///
+    /// `len` must be at most [`INLINE_MAX`] and `ptr` valid for writes of
+    /// `len` bytes.
+    #[inline(always)]
+    unsafe fn try_fill_short(_ptr: *mut u8, _len: usize, _value: u8) -> bool {
+        false
+    }
+
+    /// As [`try_fill_short`](Self::try_fill_short), for a length beyond
+    /// [`INLINE_MAX`], which otherwise goes to the active kernel.
+    ///
+    /// # Safety
+    ///
+    /// `len` must exceed [`INLINE_MAX`] and `ptr` be valid for writes of
+    /// `len` bytes.
+    #[inline(always)]
+    unsafe fn try_fill_long(_ptr: *mut u8, _len: usize, _value: u8) -> bool {
+        false
+    }
+
+    /// Whether, with `kernels` chosen for the process, the two functions
+    /// above may use their own stores: the selection computes it once and
+    /// caches it with its choice (`crate::tier`).
+    #[cfg(feature = "std")]
+    fn allows_own_stores(_kernels: &super::Kernels) -> bool {
+        false
+    }
 }
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-pub(crate) use fill_methods;
+
+/// The inline path of this build.
+type Inline = native::Inline;
+
+/// Fills of up to this many bytes are inline: four of the inline path's
+/// vectors, but no more than 128 bytes (two AVX-512 vectors).
+///
+/// Inlining the four AVX-512 vectors of 129-256 bytes too saved the call at
+/// those lengths, but cost the mixtures of lengths on either side of 256
+/// bytes (random lengths of 0-1024 bytes; BENCHMARKS.md has the
+/// measurement). Past 128 bytes the stores, not the call, take most of the
+/// time.
+pub(crate) const INLINE_MAX: usize = {
+    let vectors = 4 * <Inline as InlinePath>::Vector::BYTES;
+    if vectors < 128 { vectors } else { 128 }
+};
+
+/// Fills the `len <= INLINE_MAX` bytes at `ptr` with `value`, inline.
+///
+/// # Safety
+///
+/// `len` must be at most [`INLINE_MAX`] and `ptr` valid for writes of `len`
+/// bytes.
+#[inline(always)]
+pub(crate) unsafe fn fill_inline(ptr: *mut u8, len: usize, value: u8) {
+    // SAFETY: the caller's guarantees, passed on.
+    if unsafe { Inline::try_fill_short(ptr, len, value) } {
+        return;
+    }
+    // SAFETY: the build enables the inline vector's instruction set (the
+    // architecture chose it by its `cfg`s), and the caller guarantees the
+    // rest.
+    unsafe { fill_short(<Inline as InlinePath>::Vector::splat(value), ptr, len) }
+}
+
+/// Fills the `len > INLINE_MAX` bytes at `ptr` with `value` inline and
+/// returns `true` where the architecture can on this CPU; otherwise returns
+/// `false`, having stored nothing.
+///
+/// # Safety
+///
+/// `len` must exceed [`INLINE_MAX`] and `ptr` be valid for writes of `len`
+/// bytes.
+#[inline(always)]
+pub(crate) unsafe fn try_fill_long_inline(ptr: *mut u8, len: usize, value: u8) -> bool {
+    // SAFETY: the caller's guarantees, passed on.
+    unsafe { Inline::try_fill_long(ptr, len, value) }
+}

@@ -3,7 +3,10 @@
 
 #![allow(dead_code)]
 
+use std::mem::MaybeUninit;
+
 use fastpath::Tier;
+use fastpath::arch::Kernels;
 
 /// Deterministic pseudo-random bytes (xorshift64*), so failures reproduce.
 pub fn random_bytes(len: usize, seed: u64) -> Vec<u8> {
@@ -34,54 +37,44 @@ pub fn tiers() -> impl Iterator<Item = Tier> {
         .filter(move |tier| tier.vector_bits() <= cap)
 }
 
-/// A folded-sum kernel.
-pub type SumKernel = fn(&[u8]) -> u16;
+/// The kernel tables this machine runs whose tiers [`tiers`] allows: every
+/// table of every tier, so on a CPU with AVX512-VNNI both AVX-512 tables.
+pub fn variants() -> impl Iterator<Item = &'static Kernels> {
+    fastpath::arch::variants().filter(|kernels| tiers().any(|tier| tier == kernels.tier()))
+}
 
-/// The checksum kernel (folded sum) of every tier of [`tiers`] available
-/// here, named, plus the public entry point. The AVX-512 tier's kernel
-/// without VNNI is listed too where the tier uses the VNNI one.
+/// A folded-sum kernel.
+pub type SumKernel = &'static dyn Fn(&[u8]) -> u16;
+
+/// The checksum kernel (folded sum) of every table of [`variants`], named,
+/// plus the public entry point.
 pub fn sum_kernels() -> Vec<(String, SumKernel)> {
-    let mut kernels: Vec<(String, SumKernel)> = tiers()
-        .filter_map(|tier| fastpath::arch::sum_kernel(tier).map(|k| (name(Some(tier)), k)))
+    let mut kernels: Vec<(String, SumKernel)> = variants()
+        .map(|kernels| -> (String, SumKernel) {
+            (
+                kernels.name().to_string(),
+                Box::leak(Box::new(|data: &[u8]| kernels.sum(data))),
+            )
+        })
         .collect();
-    #[cfg(target_arch = "x86_64")]
-    {
-        use fastpath::arch::x86_64::{Avx512, Avx512Vnni};
-        if tiers().any(|tier| tier == Tier::Avx512) && Avx512Vnni::is_available() {
-            // Both are available: the tier's kernel above is the VNNI one.
-            assert!(Avx512::is_available());
-            // SAFETY: the CPU was just found to have AVX-512F and AVX-512BW.
-            let without_vnni: SumKernel = |data| unsafe { Avx512::new_unchecked() }.sum(data);
-            kernels.push(("avx512 (without VNNI)".to_string(), without_vnni));
-        }
-    }
-    kernels.push((name(None), |data| !fastpath::checksum(data)));
+    kernels.push((name(None), &|data| !fastpath::checksum(data)));
     kernels
 }
 
 /// A copy-and-checksum kernel: copies and returns the folded sum.
-pub type CopyKernel = fastpath::arch::CopyKernel;
+pub type CopyKernel = &'static dyn Fn(&mut [MaybeUninit<u8>], &[u8]) -> u16;
 
-/// The copy-and-checksum kernel of every tier of [`tiers`] available here,
-/// named, plus the public entry point (`fastpath::copy_checksum_uninit`). The
-/// AVX-512 tier's kernel without VNNI is listed too where the tier uses the
-/// VNNI one.
+/// The copy-and-checksum kernel of every table of [`variants`], named,
+/// plus the public entry point (`fastpath::copy_checksum_uninit`).
 pub fn copy_kernels() -> Vec<(String, CopyKernel)> {
-    let mut kernels: Vec<(String, CopyKernel)> = tiers()
-        .filter_map(|tier| fastpath::arch::copy_kernel(tier).map(|k| (name(Some(tier)), k)))
+    let mut kernels: Vec<(String, CopyKernel)> = variants()
+        .map(|kernels| -> (String, CopyKernel) {
+            let kernel =
+                |dst: &mut [MaybeUninit<u8>], src: &[u8]| kernels.copy_sum_uninit(dst, src);
+            (kernels.name().to_string(), Box::leak(Box::new(kernel)))
+        })
         .collect();
-    #[cfg(target_arch = "x86_64")]
-    {
-        use fastpath::arch::x86_64::{Avx512, Avx512Vnni};
-        if tiers().any(|tier| tier == Tier::Avx512) && Avx512Vnni::is_available() {
-            assert!(Avx512::is_available());
-            // SAFETY: the CPU was just found to have AVX-512F and AVX-512BW.
-            let without_vnni: CopyKernel =
-                |dst, src| unsafe { Avx512::new_unchecked() }.copy_sum_uninit(dst, src);
-            kernels.push(("avx512 (without VNNI)".to_string(), without_vnni));
-        }
-    }
-    kernels.push((name(None), |dst, src| {
+    kernels.push((name(None), &|dst, src| {
         !fastpath::copy_checksum_uninit(dst, src).1
     }));
     kernels

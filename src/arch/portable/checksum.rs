@@ -15,13 +15,10 @@
 //! The result is the native-endian sum, byte-swapped to big-endian at the end
 //! (see [`crate::arch::scalar`] for why that is exact).
 
-use super::Portable;
 use crate::arch::scalar;
 
 /// Bytes summed into the 32-bit accumulator before it is emptied.
 const BLOCK: usize = 4 * 32 * 1024;
-
-crate::arch::sum_methods!(Portable, checksum);
 
 /// The checksum of `data`, the complement of its folded sum: the portable
 /// kernel.

@@ -6,13 +6,10 @@
 
 use core::mem::MaybeUninit;
 
-use super::Portable;
 use crate::arch::scalar;
 
 /// Bytes summed into the 32-bit accumulator before it is emptied.
 const BLOCK: usize = 4 * 32 * 1024;
-
-crate::arch::copy_methods!(Portable, copy_checksum);
 
 /// Copies `src` into `dst` and returns the checksum of `src` (the complement
 /// of the folded sum): the portable kernel. It copies

@@ -7,40 +7,7 @@
 //! targets without a hand-written tier, and a reference point in the bench;
 //! no measurement tuned it beyond the shared algorithm's.
 
-use super::Portable;
 use crate::arch::fill::{Splat, fill_nontemporal_with, fill_with, splat_word};
-
-impl Portable {
-    /// Sets every byte of `dst` to `value`.
-    ///
-    /// ```
-    /// use fastpath::arch::portable::Portable;
-    ///
-    /// let mut buf = [0u8; 100];
-    /// Portable::new().fill(&mut buf[3..97], 0xa5);
-    /// assert!(buf[3..97].iter().all(|&b| b == 0xa5));
-    /// assert_eq!((buf[2], buf[97]), (0, 0));
-    /// ```
-    #[inline]
-    pub fn fill(self, dst: &mut [u8], value: u8) {
-        fill(dst, value);
-    }
-
-    /// Sets every byte of `dst` to `value`; the same as [`fill`](Self::fill)
-    /// here, as portable Rust has no non-temporal store.
-    ///
-    /// ```
-    /// use fastpath::arch::portable::Portable;
-    ///
-    /// let mut frame = vec![0xffu8; 4096];
-    /// Portable::new().fill_nontemporal(&mut frame, 0);
-    /// assert!(frame.iter().all(|&b| b == 0));
-    /// ```
-    #[inline]
-    pub fn fill_nontemporal(self, dst: &mut [u8], value: u8) {
-        fill_nontemporal(dst, value);
-    }
-}
 
 /// Sets every byte of `dst` to `value`: the portable kernel.
 pub(crate) fn fill(dst: &mut [u8], value: u8) {
@@ -49,7 +16,8 @@ pub(crate) fn fill(dst: &mut [u8], value: u8) {
     unsafe { fill_with::<Words>(dst.as_mut_ptr(), dst.len(), value) }
 }
 
-/// The portable kernel of `fastpath::fill_nontemporal`: ordinary stores.
+/// The portable kernel of `fastpath::fill_nontemporal`: ordinary stores,
+/// as portable Rust has no non-temporal store.
 pub(crate) fn fill_nontemporal(dst: &mut [u8], value: u8) {
     // SAFETY: as in `fill`.
     unsafe { fill_nontemporal_with::<Words>(dst.as_mut_ptr(), dst.len(), value) }

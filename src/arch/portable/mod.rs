@@ -5,10 +5,6 @@ mod checksum;
 mod copy;
 pub(crate) mod fill;
 
-pub(crate) use checksum::checksum;
-pub(crate) use copy::copy_checksum;
-pub(crate) use fill::{fill, fill_nontemporal};
-
 /// The portable tier. Always available.
 ///
 /// ```
@@ -32,5 +28,37 @@ impl Portable {
     #[inline]
     pub const fn new() -> Self {
         Portable(())
+    }
+}
+
+crate::arch::tier_type::tier_type! {
+    @kernels Portable: crate::Tier::Portable, "portable",
+    is_available: || true,
+    enabled: true,
+    kernels: {
+        checksum: checksum::checksum,
+        copy_checksum: copy::copy_checksum,
+        fill: fill::fill,
+        fill_nontemporal: fill::fill_nontemporal,
+    },
+}
+
+/// The tables and inline paths of a target with no vector tier: none beside
+/// the portable table, and the portable fill inline.
+#[cfg(not(any(
+    all(target_arch = "x86_64", target_feature = "sse2"),
+    all(target_arch = "aarch64", target_feature = "neon")
+)))]
+pub(crate) mod native {
+    use crate::arch::Kernels;
+
+    /// No tables beside the portable one.
+    pub(crate) const VARIANTS: &[&Kernels] = &[];
+
+    /// What [`crate::fill()`] inlines into its callers: pairs of words.
+    pub(crate) struct Inline;
+
+    impl crate::arch::fill::InlinePath for Inline {
+        type Vector = super::fill::Words;
     }
 }

@@ -50,10 +50,7 @@
 
 use core::arch::aarch64::*;
 
-use super::Neon;
 use crate::arch::scalar;
-
-crate::arch::sum_methods!(Neon, checksum);
 
 /// The bytes of one vector.
 pub(super) const VECTOR: usize = 16;

@@ -8,11 +8,8 @@
 use core::arch::aarch64::*;
 use core::mem::MaybeUninit;
 
-use super::Neon;
 use super::checksum::{STEP, STEPS_PER_REDUCTION, VECTOR};
 use crate::arch::scalar;
-
-crate::arch::copy_methods!(Neon, copy_checksum);
 
 /// Copies `src` into `dst` and returns the checksum of `src`, the complement
 /// of the folded sum. It copies `min(dst.len(), src.len())` bytes.

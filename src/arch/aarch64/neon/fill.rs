@@ -22,10 +22,7 @@
 
 use core::arch::aarch64::*;
 
-use super::Neon;
-use crate::arch::fill::{Splat, fill_methods, fill_nontemporal_with, fill_with};
-
-fill_methods!(Neon);
+use crate::arch::fill::{Splat, fill_nontemporal_with, fill_with};
 
 /// Sets every byte of `dst` to `value`: the NEON kernel.
 ///

@@ -1,10 +1,7 @@
 //! The AVX2 checksum kernel: the shared vector algorithm
 //! ([`vector::checksum`]) on AVX2 registers.
 
-use super::Avx2;
 use crate::arch::x86_64::vector::{self, Avx2Vector};
-
-crate::arch::sum_methods!(Avx2, checksum);
 
 /// The checksum of `data`, the complement of its folded sum.
 ///

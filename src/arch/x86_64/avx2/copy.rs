@@ -4,10 +4,7 @@
 
 use core::mem::MaybeUninit;
 
-use super::Avx2;
 use crate::arch::x86_64::vector::{self, Avx2Vector};
-
-crate::arch::copy_methods!(Avx2, copy_checksum);
 
 /// Copies `src` into `dst` and returns the checksum of `src`, the complement
 /// of the folded sum. It copies `min(dst.len(), src.len())` bytes.

@@ -39,9 +39,6 @@ use core::arch::x86_64::*;
 use super::{Avx512, Avx512Vnni};
 use crate::arch::scalar;
 
-crate::arch::sum_methods!(Avx512, checksum);
-crate::arch::sum_methods!(Avx512Vnni, checksum_vnni);
-
 /// Lines the checksum kernel's eight accumulators take, together, before the
 /// lanes are emptied: 2^14 lines move a lane of their sum by at most 2^30.
 const LINES_PER_BATCH: usize = 1 << 14;

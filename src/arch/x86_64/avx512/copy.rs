@@ -34,12 +34,8 @@ use core::arch::x86_64::*;
 use core::mem::MaybeUninit;
 
 use super::checksum::{add_line, reduce};
-use super::{Avx512, Avx512Vnni};
 use crate::arch::scalar;
 use crate::arch::x86_64::vector;
-
-crate::arch::copy_methods!(Avx512, copy_checksum);
-crate::arch::copy_methods!(Avx512Vnni, copy_checksum_vnni);
 
 /// Copies `src` into `dst` and returns the checksum of `src`, the complement
 /// of the folded sum. It copies `min(dst.len(), src.len())` bytes.

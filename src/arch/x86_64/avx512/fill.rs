@@ -68,10 +68,7 @@
 
 use core::arch::x86_64::*;
 
-use super::Avx512;
-use crate::arch::fill::{Splat, fill_methods, fill_nontemporal_with, fill_with};
-
-fill_methods!(Avx512);
+use crate::arch::fill::{Splat, fill_nontemporal_with, fill_with};
 
 /// Sets every byte of `dst` to `value`: the AVX-512 kernel.
 ///

@@ -1,10 +1,7 @@
 //! The SSE2 checksum kernel: the shared vector algorithm
 //! ([`vector::checksum`]) on SSE2 registers.
 
-use super::Sse2;
 use crate::arch::x86_64::vector::{self, Sse2Vector};
-
-crate::arch::sum_methods!(Sse2, checksum);
 
 /// The checksum of `data`, the complement of its folded sum.
 ///

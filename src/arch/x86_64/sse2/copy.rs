@@ -4,10 +4,7 @@
 
 use core::mem::MaybeUninit;
 
-use super::Sse2;
 use crate::arch::x86_64::vector::{self, Sse2Vector};
-
-crate::arch::copy_methods!(Sse2, copy_checksum);
 
 /// Copies `src` into `dst` and returns the checksum of `src`, the complement
 /// of the folded sum. It copies `min(dst.len(), src.len())` bytes.

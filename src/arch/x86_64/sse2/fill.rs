@@ -18,10 +18,7 @@
 
 use core::arch::x86_64::*;
 
-use super::Sse2;
-use crate::arch::fill::{Splat, fill_methods, fill_nontemporal_with, fill_with};
-
-fill_methods!(Sse2);
+use crate::arch::fill::{Splat, fill_nontemporal_with, fill_with};
 
 /// Sets every byte of `dst` to `value`: the SSE2 kernel.
 ///

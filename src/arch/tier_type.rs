@@ -1,0 +1,317 @@
+//! The one macro that defines a tier: its type, its kernel table and the
+//! type's methods.
+
+/// Defines a tier from its kernel functions. It generates:
+///
+/// - the tier's zero-sized type `$name`, whose values prove that the CPU
+///   runs the tier: `new()`, `unsafe new_unchecked()` and `is_available()`,
+///   from `runtime` (the detection used with `std`) and `compile_time` (the
+///   `cfg!` used without it). The portable tier, always available, writes
+///   its type by hand and uses the `@kernels` form below;
+/// - `$name::KERNELS`, the tier's [`Kernels`](crate::arch::Kernels) table:
+///   the tier `$tier`, the table's name, the four kernel functions, and the
+///   same functions behind safe pointers for `arch::sum_kernel` and its kin;
+/// - the type's methods, each the table's method of the same name:
+///   `kernels`, `sum`, `checksum`, `copy_sum`, `copy_sum_uninit`, `fill`,
+///   `fill_nontemporal`.
+///
+/// The kernel functions are the tier's `#[target_feature]` functions (or,
+/// for the portable tier, plain ones): `checksum` returns the checksum (the
+/// complement of the folded sum), `copy_checksum` copies
+/// `min(dst.len(), src.len())` bytes and returns the checksum of `src`.
+macro_rules! tier_type {
+    (
+        $(#[$attr:meta])*
+        $name:ident: $tier:expr, $table:literal,
+        runtime: $runtime:expr,
+        compile_time: $compile_time:expr,
+        kernels: $kernels:tt $(,)?
+    ) => {
+        $(#[$attr])*
+        ///
+        /// ```
+        /// # #[cfg(target_arch = "x86_64")] use fastpath::arch::x86_64::*;
+        /// # #[cfg(target_arch = "aarch64")] use fastpath::arch::aarch64::*;
+        #[doc = concat!("if let Some(tier) = ", stringify!($name), "::new() {")]
+        ///     // The example of RFC 1071 §3, by this tier's kernels.
+        ///     let data = [0x00, 0x01, 0xf2, 0x03, 0xf4, 0xf5, 0xf6, 0xf7];
+        ///     assert_eq!(tier.sum(&data), 0xddf2);
+        ///     assert_eq!(tier.checksum(&data), 0x220d);
+        /// }
+        /// ```
+        #[derive(Clone, Copy, Debug)]
+        pub struct $name(());
+
+        impl $name {
+            /// Returns the tier if this CPU supports it.
+            ///
+            /// ```
+            /// # #[cfg(target_arch = "x86_64")] use fastpath::arch::x86_64::*;
+            /// # #[cfg(target_arch = "aarch64")] use fastpath::arch::aarch64::*;
+            #[doc = concat!("let tier = ", stringify!($name), "::new();")]
+            #[doc = concat!("assert_eq!(tier.is_some(), ", stringify!($name), "::is_available());")]
+            /// ```
+            #[inline]
+            pub fn new() -> Option<Self> {
+                if Self::is_available() {
+                    // SAFETY: the feature was just detected.
+                    Some(unsafe { Self::new_unchecked() })
+                } else {
+                    None
+                }
+            }
+
+            /// Returns the tier without checking the CPU.
+            ///
+            /// # Safety
+            ///
+            /// The CPU must support the tier's instructions
+            /// ([`is_available`](Self::is_available) returns `true`).
+            ///
+            /// ```
+            /// # #[cfg(target_arch = "x86_64")] use fastpath::arch::x86_64::*;
+            /// # #[cfg(target_arch = "aarch64")] use fastpath::arch::aarch64::*;
+            #[doc = concat!("if ", stringify!($name), "::is_available() {")]
+            ///     // SAFETY: the CPU was just found to support the tier.
+            #[doc = concat!("    let tier = unsafe { ", stringify!($name), "::new_unchecked() };")]
+            ///     assert_eq!(tier.sum(&[0x12, 0x34]), 0x1234);
+            /// }
+            /// ```
+            #[inline]
+            pub const unsafe fn new_unchecked() -> Self {
+                Self(())
+            }
+
+            /// Whether this CPU supports the tier: detected at run time with
+            /// `std` (the standard library caches the answer), fixed by the
+            /// compile-time target features without it.
+            ///
+            /// ```
+            /// # #[cfg(target_arch = "x86_64")] use fastpath::arch::x86_64::*;
+            /// # #[cfg(target_arch = "aarch64")] use fastpath::arch::aarch64::*;
+            #[doc = concat!("println!(\"", stringify!($name), ": {}\", ", stringify!($name), "::is_available());")]
+            /// ```
+            #[inline]
+            pub fn is_available() -> bool {
+                #[cfg(feature = "std")]
+                {
+                    $runtime
+                }
+                #[cfg(not(feature = "std"))]
+                {
+                    $compile_time
+                }
+            }
+        }
+
+        $crate::arch::tier_type::tier_type! {
+            @kernels $name: $tier, $table,
+            is_available: $name::is_available,
+            enabled: $compile_time,
+            kernels: $kernels,
+        }
+    };
+
+    (
+        @kernels $name:ident: $tier:expr, $table:literal,
+        is_available: $is_available:expr,
+        enabled: $enabled:expr,
+        kernels: {
+            checksum: $checksum:path,
+            copy_checksum: $copy_checksum:path,
+            fill: $fill:path,
+            fill_nontemporal: $fill_nontemporal:path $(,)?
+        } $(,)?
+    ) => {
+        impl $name {
+            /// The tier's kernel table.
+            // The closures are safe functions that call the kernels: they
+            // are reached only through a `&Kernels`, which exists only for a
+            // table this CPU runs.
+            #[allow(unused_unsafe)]
+            pub(crate) const KERNELS: $crate::arch::Kernels = $crate::arch::Kernels {
+                tier: $tier,
+                name: $table,
+                is_available: $is_available,
+                enabled: $enabled,
+                checksum: $checksum,
+                copy_checksum: $copy_checksum,
+                fill: $fill,
+                fill_nontemporal: $fill_nontemporal,
+                plain: $crate::arch::Plain {
+                    // SAFETY: see above.
+                    sum: |data| !unsafe { $checksum(data) },
+                    copy_sum: |dst, src| {
+                        $crate::copy::assert_same_length(dst.len(), src.len());
+                        // SAFETY: see above.
+                        !unsafe { $copy_checksum(dst, src) }
+                    },
+                    // SAFETY: see above.
+                    fill: |dst, value| unsafe { $fill(dst, value) },
+                    // SAFETY: see above.
+                    fill_nontemporal: |dst, value| unsafe { $fill_nontemporal(dst, value) },
+                },
+            };
+
+            /// The tier's kernel table.
+            ///
+            /// ```
+            /// # use fastpath::arch::portable::*;
+            /// # #[cfg(target_arch = "x86_64")] use fastpath::arch::x86_64::*;
+            /// # #[cfg(target_arch = "aarch64")] use fastpath::arch::aarch64::*;
+            #[doc = concat!("fn table(tier: ", stringify!($name), ") {")]
+            #[doc = concat!("    assert_eq!(tier.kernels().name(), \"", $table, "\");")]
+            /// }
+            #[doc = concat!("# let tier: Option<", stringify!($name), "> = ", stringify!($name), "::new().into();")]
+            /// # tier.map(table);
+            /// ```
+            #[inline]
+            pub fn kernels(self) -> &'static $crate::arch::Kernels {
+                // Holding `self` proves that the CPU runs the table.
+                &Self::KERNELS
+            }
+
+            /// The ones'-complement sum of `data` as big-endian 16-bit words,
+            /// an odd final byte padded with zero, folded to 16 bits (not
+            /// complemented).
+            ///
+            /// ```
+            /// # use fastpath::arch::portable::*;
+            /// # #[cfg(target_arch = "x86_64")] use fastpath::arch::x86_64::*;
+            /// # #[cfg(target_arch = "aarch64")] use fastpath::arch::aarch64::*;
+            #[doc = concat!("fn rfc1071_example(tier: ", stringify!($name), ") {")]
+            ///     let data = [0x00, 0x01, 0xf2, 0x03, 0xf4, 0xf5, 0xf6, 0xf7];
+            ///     assert_eq!(tier.sum(&data), 0xddf2);
+            ///     assert_eq!(tier.sum(&data[..7]), 0xdcfb); // 0xf6 padded to 0xf600
+            /// }
+            #[doc = concat!("# let tier: Option<", stringify!($name), "> = ", stringify!($name), "::new().into();")]
+            /// # tier.map(rfc1071_example);
+            /// ```
+            #[inline]
+            pub fn sum(self, data: &[u8]) -> u16 {
+                self.kernels().sum(data)
+            }
+
+            /// The RFC 1071 checksum of `data`: the ones' complement of
+            /// [`sum`](Self::sum).
+            ///
+            /// ```
+            /// # use fastpath::arch::portable::*;
+            /// # #[cfg(target_arch = "x86_64")] use fastpath::arch::x86_64::*;
+            /// # #[cfg(target_arch = "aarch64")] use fastpath::arch::aarch64::*;
+            #[doc = concat!("fn ipv4_header(tier: ", stringify!($name), ") {")]
+            ///     let mut header = [
+            ///         0x45, 0x00, 0x00, 0x73, 0x00, 0x00, 0x40, 0x00, 0x40, 0x11, 0x00, 0x00,
+            ///         0xc0, 0xa8, 0x00, 0x01, 0xc0, 0xa8, 0x00, 0xc7,
+            ///     ];
+            ///     let checksum = tier.checksum(&header);
+            ///     assert_eq!(checksum, 0xb861);
+            ///     header[10..12].copy_from_slice(&checksum.to_be_bytes());
+            ///     assert_eq!(tier.checksum(&header), 0);
+            /// }
+            #[doc = concat!("# let tier: Option<", stringify!($name), "> = ", stringify!($name), "::new().into();")]
+            /// # tier.map(ipv4_header);
+            /// ```
+            #[inline]
+            pub fn checksum(self, data: &[u8]) -> u16 {
+                self.kernels().checksum(data)
+            }
+
+            /// Copies `src` into `dst` and returns the folded sum of `src`, as
+            /// [`sum`](Self::sum) does, reading `src` once.
+            ///
+            /// # Panics
+            ///
+            /// If the two slices have different lengths, as
+            /// [`copy_from_slice`](slice::copy_from_slice) does.
+            ///
+            /// ```
+            /// # use fastpath::arch::portable::*;
+            /// # #[cfg(target_arch = "x86_64")] use fastpath::arch::x86_64::*;
+            /// # #[cfg(target_arch = "aarch64")] use fastpath::arch::aarch64::*;
+            #[doc = concat!("fn copy(tier: ", stringify!($name), ") {")]
+            ///     let payload = [0xabu8; 1500];
+            ///     let mut packet = [0u8; 1500];
+            ///     assert_eq!(tier.copy_sum(&mut packet, &payload), tier.sum(&payload));
+            ///     assert_eq!(packet, payload);
+            /// }
+            #[doc = concat!("# let tier: Option<", stringify!($name), "> = ", stringify!($name), "::new().into();")]
+            /// # tier.map(copy);
+            /// ```
+            #[inline]
+            pub fn copy_sum(self, dst: &mut [u8], src: &[u8]) -> u16 {
+                self.kernels().copy_sum(dst, src)
+            }
+
+            /// Like [`copy_sum`](Self::copy_sum), into memory that need not be
+            /// initialized; every byte of `dst` is initialized on return.
+            ///
+            /// # Panics
+            ///
+            /// If the two slices have different lengths.
+            ///
+            /// ```
+            /// use core::mem::MaybeUninit;
+            /// # use fastpath::arch::portable::*;
+            /// # #[cfg(target_arch = "x86_64")] use fastpath::arch::x86_64::*;
+            /// # #[cfg(target_arch = "aarch64")] use fastpath::arch::aarch64::*;
+            #[doc = concat!("fn copy(tier: ", stringify!($name), ") {")]
+            ///     let payload = [0xabu8; 1500];
+            ///     let mut ring = [MaybeUninit::<u8>::uninit(); 1500];
+            ///     assert_eq!(tier.copy_sum_uninit(&mut ring, &payload), tier.sum(&payload));
+            /// }
+            #[doc = concat!("# let tier: Option<", stringify!($name), "> = ", stringify!($name), "::new().into();")]
+            /// # tier.map(copy);
+            /// ```
+            #[inline]
+            pub fn copy_sum_uninit(self, dst: &mut [core::mem::MaybeUninit<u8>], src: &[u8]) -> u16 {
+                self.kernels().copy_sum_uninit(dst, src)
+            }
+
+            /// Sets every byte of `dst` to `value` with this tier's kernel.
+            ///
+            /// ```
+            /// # use fastpath::arch::portable::*;
+            /// # #[cfg(target_arch = "x86_64")] use fastpath::arch::x86_64::*;
+            /// # #[cfg(target_arch = "aarch64")] use fastpath::arch::aarch64::*;
+            #[doc = concat!("fn fill(tier: ", stringify!($name), ") {")]
+            ///     let mut buf = [0u8; 100];
+            ///     tier.fill(&mut buf[3..97], 0xa5);
+            ///     assert!(buf[3..97].iter().all(|&b| b == 0xa5));
+            ///     assert_eq!((buf[2], buf[97]), (0, 0));
+            /// }
+            #[doc = concat!("# let tier: Option<", stringify!($name), "> = ", stringify!($name), "::new().into();")]
+            /// # tier.map(fill);
+            /// ```
+            #[inline]
+            pub fn fill(self, dst: &mut [u8], value: u8) {
+                self.kernels().fill(dst, value)
+            }
+
+            /// Sets every byte of `dst` to `value` with this tier's kernel,
+            /// storing the aligned 64-byte lines of a fill longer than eight
+            /// vectors with non-temporal stores, which bypass the caches,
+            /// then a store fence: see
+            /// [`fastpath::fill_nontemporal`](crate::fill_nontemporal). The
+            /// portable and NEON tiers store ordinarily.
+            ///
+            /// ```
+            /// # use fastpath::arch::portable::*;
+            /// # #[cfg(target_arch = "x86_64")] use fastpath::arch::x86_64::*;
+            /// # #[cfg(target_arch = "aarch64")] use fastpath::arch::aarch64::*;
+            #[doc = concat!("fn fill(tier: ", stringify!($name), ") {")]
+            ///     let mut frame = vec![0xffu8; 1 << 16];
+            ///     tier.fill_nontemporal(&mut frame, 0);
+            ///     assert!(frame.iter().all(|&b| b == 0));
+            /// }
+            #[doc = concat!("# let tier: Option<", stringify!($name), "> = ", stringify!($name), "::new().into();")]
+            /// # tier.map(fill);
+            /// ```
+            #[inline]
+            pub fn fill_nontemporal(self, dst: &mut [u8], value: u8) {
+                self.kernels().fill_nontemporal(dst, value)
+            }
+        }
+    };
+}
+pub(crate) use tier_type;
