@@ -226,6 +226,7 @@ pub(crate) mod selection {
     /// [`UNSELECTED`] before the first choice. Kept beside the table so
     /// that the inline paths test it with one load and one comparison.
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // x86_64's alone, so far
     pub(crate) fn own_stores() -> u8 {
         OWN_STORES.load(Ordering::Relaxed)
     }

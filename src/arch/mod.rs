@@ -42,6 +42,11 @@ use crate::Tier;
 #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
 pub mod aarch64;
 pub(crate) mod fill;
+#[cfg(any(
+    all(target_arch = "x86_64", target_feature = "sse2"),
+    all(target_arch = "aarch64", target_feature = "neon")
+))]
+pub(crate) mod output;
 pub mod portable;
 pub(crate) mod scalar;
 pub(crate) mod tier_type;

@@ -4,16 +4,14 @@
 use core::arch::x86_64::*;
 use core::mem::MaybeUninit;
 
+use crate::arch::output::{CopyTo, Output, Store, SumOnly};
 use crate::arch::scalar;
 
 /// A vector register of 32-bit lanes.
 ///
 /// Implementations are `#[inline(always)]` and carry no `#[target_feature]`:
 /// they are inlined into the per-tier entry points, which enable the feature.
-pub(crate) trait Vector: Copy {
-    /// The width of the vector in bytes.
-    const BYTES: usize;
-
+pub(crate) trait Vector: Store {
     /// All lanes zero.
     ///
     /// # Safety
@@ -28,15 +26,6 @@ pub(crate) trait Vector: Copy {
     /// The CPU must support the vector's instruction set, and `ptr` must be
     /// valid for reads of `Self::BYTES` bytes.
     unsafe fn load_unaligned(ptr: *const u8) -> Self;
-
-    /// Stores the vector's `Self::BYTES` bytes at `ptr`, which need not be
-    /// aligned.
-    ///
-    /// # Safety
-    ///
-    /// The CPU must support the vector's instruction set, and `ptr` must be
-    /// valid for writes of `Self::BYTES` bytes.
-    unsafe fn store_unaligned(self, ptr: *mut u8);
 
     /// Adds both 16-bit words of every 32-bit lane of `data` to the lane of
     /// `self`, each less 32768: the words' top bits are flipped, which makes
@@ -67,9 +56,17 @@ pub(crate) trait Vector: Copy {
 #[derive(Clone, Copy)]
 pub(crate) struct Sse2Vector(__m128i);
 
-impl Vector for Sse2Vector {
+impl Store for Sse2Vector {
     const BYTES: usize = 16;
 
+    #[inline(always)]
+    unsafe fn store_unaligned(self, ptr: *mut u8) {
+        // SAFETY: the caller guarantees SSE2 and 16 writable bytes.
+        unsafe { _mm_storeu_si128(ptr.cast(), self.0) }
+    }
+}
+
+impl Vector for Sse2Vector {
     #[inline(always)]
     unsafe fn zero() -> Self {
         // SAFETY: the caller guarantees SSE2.
@@ -80,12 +77,6 @@ impl Vector for Sse2Vector {
     unsafe fn load_unaligned(ptr: *const u8) -> Self {
         // SAFETY: the caller guarantees SSE2 and 16 readable bytes.
         Self(unsafe { _mm_loadu_si128(ptr.cast()) })
-    }
-
-    #[inline(always)]
-    unsafe fn store_unaligned(self, ptr: *mut u8) {
-        // SAFETY: the caller guarantees SSE2 and 16 writable bytes.
-        unsafe { _mm_storeu_si128(ptr.cast(), self.0) }
     }
 
     #[inline(always)]
@@ -125,9 +116,17 @@ impl Vector for Sse2Vector {
 #[derive(Clone, Copy)]
 pub(crate) struct Avx2Vector(__m256i);
 
-impl Vector for Avx2Vector {
+impl Store for Avx2Vector {
     const BYTES: usize = 32;
 
+    #[inline(always)]
+    unsafe fn store_unaligned(self, ptr: *mut u8) {
+        // SAFETY: the caller guarantees AVX2 and 32 writable bytes.
+        unsafe { _mm256_storeu_si256(ptr.cast(), self.0) }
+    }
+}
+
+impl Vector for Avx2Vector {
     #[inline(always)]
     unsafe fn zero() -> Self {
         // SAFETY: the caller guarantees AVX2.
@@ -138,12 +137,6 @@ impl Vector for Avx2Vector {
     unsafe fn load_unaligned(ptr: *const u8) -> Self {
         // SAFETY: the caller guarantees AVX2 and 32 readable bytes.
         Self(unsafe { _mm256_loadu_si256(ptr.cast()) })
-    }
-
-    #[inline(always)]
-    unsafe fn store_unaligned(self, ptr: *mut u8) {
-        // SAFETY: the caller guarantees AVX2 and 32 writable bytes.
-        unsafe { _mm256_storeu_si256(ptr.cast(), self.0) }
     }
 
     #[inline(always)]
@@ -297,56 +290,6 @@ unsafe fn unbias<V: Vector>(acc: V, vectors: usize) -> u64 {
     // The words sum to at least 0, so adding the bias back lands in
     // 0..2^64 even though `signed` may be negative.
     (signed as u64).wrapping_add((vectors * V::BYTES / 2) as u64 * 32768)
-}
-
-/// Where the vectors of the data go besides the sum: nowhere (the checksum)
-/// or into a destination buffer (copy-and-checksum). The kernels below are
-/// written once over it.
-pub(crate) trait Output {
-    /// Stores the vector `v` read at `offset` bytes into the data.
-    ///
-    /// # Safety
-    ///
-    /// The CPU must support `V`'s instruction set and `offset + V::BYTES`
-    /// must not exceed the length of the data.
-    unsafe fn put<V: Vector>(&mut self, offset: usize, v: V);
-
-    /// Handles the last bytes, `rest`, which start `offset` bytes into the
-    /// data (an even number): returns their sum as [`scalar::sum_native`]
-    /// does.
-    fn finish(&mut self, offset: usize, rest: &[u8]) -> u64;
-}
-
-/// The checksum: the vectors go nowhere.
-pub(crate) struct SumOnly;
-
-impl Output for SumOnly {
-    #[inline(always)]
-    unsafe fn put<V: Vector>(&mut self, _offset: usize, _v: V) {}
-
-    #[inline(always)]
-    fn finish(&mut self, _offset: usize, rest: &[u8]) -> u64 {
-        scalar::sum_native(rest)
-    }
-}
-
-/// Copy-and-checksum: the vectors are stored into a buffer as long as the
-/// data.
-pub(crate) struct CopyTo<'a>(pub(crate) &'a mut [MaybeUninit<u8>]);
-
-impl Output for CopyTo<'_> {
-    #[inline(always)]
-    unsafe fn put<V: Vector>(&mut self, offset: usize, v: V) {
-        // SAFETY: the buffer is as long as the data, so the caller's bound
-        // on `offset` keeps the store inside it; the caller guarantees the
-        // instruction set.
-        unsafe { v.store_unaligned(self.0.as_mut_ptr().add(offset).cast()) }
-    }
-
-    #[inline(always)]
-    fn finish(&mut self, offset: usize, rest: &[u8]) -> u64 {
-        scalar::copy_sum_native(&mut self.0[offset..], rest)
-    }
 }
 
 /// The native-endian sum of `data`, not folded.

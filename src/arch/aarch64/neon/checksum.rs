@@ -1,4 +1,5 @@
-//! The NEON checksum kernel.
+//! The NEON checksum kernel, and the loop that the copy-and-checksum
+//! kernel shares with it.
 //!
 //! # Algorithm
 //!
@@ -8,12 +9,16 @@
 //! instruction does all the arithmetic for a vector: `uadalp`
 //! (`vpadalq_u16`, unsigned add and accumulate long pairwise) adds each pair
 //! of adjacent 16-bit words into one 32-bit lane of an accumulator. Where
-//! the SSE2 kernel needs an AND, a shift and two adds to split and widen the
-//! words, NEON widens as it adds.
+//! the SSE2 kernel needs three operations to add a vector's words into
+//! 32-bit lanes (a flip of their top bits, `pmaddwd`, an add), NEON widens
+//! as it adds.
 //!
 //! Each step loads four vectors (64 bytes) into four independent
 //! accumulators, so that four `uadalp` are in flight at once and the loop is
-//! bound by their throughput, not by the latency of one accumulator.
+//! bound by their throughput, not by the latency of one accumulator. The
+//! loop hands each vector to an [`Output`]: nowhere for the checksum, a
+//! store for the copy-and-checksum ([`super::copy`]), so the data is read
+//! once.
 //!
 //! # Why the sum is exact for any length
 //!
@@ -29,17 +34,19 @@
 //! 0xffff) however many blocks there are.
 //!
 //! After the blocks, the 0-3 remaining whole vectors go into one more
-//! accumulator (a lane gains at most 3 * 0x1fffe there), and the last 0-15
-//! bytes, which start an even number of bytes into the slice, go through the
-//! scalar tail ([`scalar::sum_native`]). The native-endian total is folded
-//! and byte-swapped to big-endian at the end (see [`scalar`] for why that is
-//! exact).
+//! accumulator (a lane gains at most 3 * 0x1fffe there), in straight-line
+//! code (as a loop, the compiler turns the copy's stores into a call to
+//! `memcpy`), and the last 0-15 bytes, which start an even number of bytes
+//! into the slice, go through the scalar tail ([`Output::finish`]). The
+//! native-endian total is folded and byte-swapped to big-endian at the end
+//! (see [`scalar`] for why that is exact).
 //!
 //! # Memory safety
 //!
 //! Every load reads a `&[u8; 16]` obtained by splitting the slice into whole
-//! chunks, so no byte outside the slice is ever read; the tail is read by
-//! safe scalar code.
+//! chunks, so no byte outside the slice is ever read; every store writes the
+//! 16 bytes of the destination at the same offset, which is as long; the
+//! tail is read by safe scalar code.
 //!
 //! # Measurements
 //!
@@ -50,10 +57,11 @@
 
 use core::arch::aarch64::*;
 
+use crate::arch::output::{Output, Store, SumOnly};
 use crate::arch::scalar;
 
 /// The bytes of one vector.
-pub(super) const VECTOR: usize = 16;
+pub(super) const VECTOR: usize = NeonVector::BYTES;
 
 /// The bytes of one unrolled step: one vector for each of four accumulators.
 pub(super) const STEP: usize = 4 * VECTOR;
@@ -72,17 +80,52 @@ const _: () = assert!(STEPS_PER_REDUCTION as u64 * 2 * 0xffff <= u32::MAX as u64
 /// The CPU must support NEON.
 #[target_feature(enable = "neon")]
 pub(crate) unsafe fn checksum(data: &[u8]) -> u16 {
+    !scalar::finish_native(sum_into(data, SumOnly))
+}
+
+/// A NEON register of 16 bytes.
+#[derive(Clone, Copy)]
+struct NeonVector(uint8x16_t);
+
+impl Store for NeonVector {
+    const BYTES: usize = 16;
+
+    #[inline(always)]
+    unsafe fn store_unaligned(self, ptr: *mut u8) {
+        // SAFETY: the caller guarantees NEON and 16 writable bytes; `st1`
+        // has no alignment requirement.
+        unsafe { vst1q_u8(ptr, self.0) }
+    }
+}
+
+/// The native-endian sum of `data`, not folded, each vector also handed to
+/// `out`: the kernel's loop (see the module docs).
+#[inline]
+#[target_feature(enable = "neon")]
+pub(super) fn sum_into<O: Output>(data: &[u8], mut out: O) -> u64 {
     let (steps, rest) = data.as_chunks::<STEP>();
     let mut total = 0u64;
+    let mut offset = 0;
     for block in steps.chunks(STEPS_PER_REDUCTION) {
         let zero = vdupq_n_u32(0);
         let (mut a0, mut a1, mut a2, mut a3) = (zero, zero, zero, zero);
         for step in block {
             let (vectors, _) = step.as_chunks::<VECTOR>();
-            a0 = add_pairs(a0, &vectors[0]);
-            a1 = add_pairs(a1, &vectors[1]);
-            a2 = add_pairs(a2, &vectors[2]);
-            a3 = add_pairs(a3, &vectors[3]);
+            let (v0, v1) = (load(&vectors[0]), load(&vectors[1]));
+            let (v2, v3) = (load(&vectors[2]), load(&vectors[3]));
+            // SAFETY: NEON is enabled here; the four vectors are the 64
+            // bytes at `offset`, inside the data.
+            unsafe {
+                out.put(offset, v0);
+                out.put(offset + VECTOR, v1);
+                out.put(offset + 2 * VECTOR, v2);
+                out.put(offset + 3 * VECTOR, v3);
+            }
+            a0 = add_pairs(a0, v0);
+            a1 = add_pairs(a1, v1);
+            a2 = add_pairs(a2, v2);
+            a3 = add_pairs(a3, v3);
+            offset += STEP;
         }
         // Each lane is at most 0xffff_0000: empty the lanes pairwise into
         // 64-bit lanes before the next block.
@@ -95,27 +138,49 @@ pub(crate) unsafe fn checksum(data: &[u8]) -> u16 {
 
     let (vectors, tail) = rest.as_chunks::<VECTOR>();
     let mut acc = vdupq_n_u32(0);
-    for vector in vectors {
-        acc = add_pairs(acc, vector);
+    if let [first, second, ..] = vectors {
+        let (v0, v1) = (load(first), load(second));
+        // SAFETY: NEON is enabled here; the two vectors are the 32 bytes at
+        // `offset`, inside the data.
+        unsafe {
+            out.put(offset, v0);
+            out.put(offset + VECTOR, v1);
+        }
+        acc = add_pairs(add_pairs(acc, v0), v1);
+        offset += 2 * VECTOR;
+    }
+    if let [.., last] = vectors
+        && vectors.len() % 2 == 1
+    {
+        let v = load(last);
+        // SAFETY: NEON is enabled here; the vector is the 16 bytes at
+        // `offset`, inside the data.
+        unsafe { out.put(offset, v) };
+        acc = add_pairs(acc, v);
+        offset += VECTOR;
     }
     total = scalar::add_carry(total, vaddlvq_u32(acc));
 
-    // `tail` starts `STEP * steps.len() + VECTOR * vectors.len()` bytes into
-    // `data`, an even number, and is shorter than a vector: a short input
-    // for the scalar sum.
-    total = scalar::add_carry(total, scalar::sum_native(tail));
-    !scalar::finish_native(total)
+    // `tail` starts `offset` bytes into `data`, an even number, and is
+    // shorter than a vector: a short input for the scalar sum.
+    scalar::add_carry(total, out.finish(offset, tail))
 }
 
-/// Adds the eight native-endian 16-bit words of `bytes` pairwise into the
+/// Loads the 16 bytes of `bytes`.
+#[inline]
+#[target_feature(enable = "neon")]
+fn load(bytes: &[u8; VECTOR]) -> NeonVector {
+    // SAFETY: `bytes` is valid for reads of the 16 bytes that `vld1q_u8`
+    // loads, at any alignment; NEON is enabled here.
+    NeonVector(unsafe { vld1q_u8(bytes.as_ptr()) })
+}
+
+/// Adds the eight native-endian 16-bit words of `vector` pairwise into the
 /// four 32-bit lanes of `acc` (`uadalp`): a lane gains at most 2 * 0xffff.
 #[inline]
 #[target_feature(enable = "neon")]
-fn add_pairs(acc: uint32x4_t, bytes: &[u8; VECTOR]) -> uint32x4_t {
-    // SAFETY: `bytes` is valid for reads of the 16 bytes that `vld1q_u8`
-    // loads, at any alignment; NEON is enabled here.
-    let vector = unsafe { vld1q_u8(bytes.as_ptr()) };
-    vpadalq_u16(acc, vreinterpretq_u16_u8(vector))
+fn add_pairs(acc: uint32x4_t, vector: NeonVector) -> uint32x4_t {
+    vpadalq_u16(acc, vreinterpretq_u16_u8(vector.0))
 }
 
 #[cfg(test)]
