@@ -5,7 +5,7 @@ use std::io::{self, Write};
 use anyhow::Result;
 use fastpath::Tier;
 
-use crate::{bench, cpu};
+use crate::cpu;
 
 pub fn run() -> Result<()> {
     let mut out = io::stdout().lock();
@@ -42,21 +42,18 @@ pub fn run() -> Result<()> {
 
     writeln!(out, "\nFASTPATH_TIER: {}", tier_override())?;
 
-    writeln!(out, "\nActive tier by primitive:")?;
-    for primitive in bench::PRIMITIVES {
-        writeln!(out, "  {:<10}{}", primitive.name, (primitive.active_tier)())?;
-    }
+    // Every primitive dispatches through the same tier selection.
+    writeln!(out, "\nActive tier: {}", fastpath::active_tier())?;
     Ok(())
 }
 
-/// Which kernels a tier runs, where it has a choice.
-fn kernel_note(tier: Tier) -> &'static str {
-    #[cfg(target_arch = "x86_64")]
-    if tier == Tier::Avx512 && fastpath::arch::x86_64::Avx512Vnni::is_available() {
-        return "; checksum and copy with VNNI";
+/// The kernel table a tier runs, where its name says more than the tier's
+/// (the AVX-512 tier with VNNI).
+fn kernel_note(tier: Tier) -> String {
+    match fastpath::arch::kernels(tier) {
+        Some(kernels) if kernels.name() != tier.name() => format!("; kernels {}", kernels.name()),
+        _ => String::new(),
     }
-    let _ = tier;
-    ""
 }
 
 fn yes_no(yes: bool) -> &'static str {

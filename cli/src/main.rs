@@ -12,6 +12,7 @@ mod bench;
 mod cpu;
 mod info;
 mod plot;
+mod results;
 
 use std::process::ExitCode;
 

@@ -6,7 +6,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use plotters::prelude::*;
 
-use crate::bench::{Alignment, Kind, PrimitiveResults};
+use crate::results::{Alignment, Kind, PrimitiveResults};
 
 pub fn write_svg(path: &Path, results: &[PrimitiveResults], unit: &str) -> Result<()> {
     draw(path, results, unit).with_context(|| format!("cannot draw the plot to {}", path.display()))

@@ -2,13 +2,13 @@
 
 use std::hint::black_box;
 
-use fastpath::Tier;
-
-use super::{Block, Implementation, Kernel, Kind, Primitive, baselines, opaque};
+use super::blocks::Block;
+use super::primitive::{Implementation, Kernel, Primitive, implementation};
+use super::{baselines, opaque};
+use crate::results::Kind;
 
 pub const PRIMITIVE: Primitive = Primitive {
     name: "checksum",
-    active_tier: fastpath::active_tier,
     implementations,
     default_sizes: super::DPDK_SIZES,
     // The baselines with a 32-bit accumulator (DPDK's loop, smoltcp) are
@@ -18,14 +18,16 @@ pub const PRIMITIVE: Primitive = Primitive {
     compare_with: &[],
 };
 
-/// Every tier this CPU has, built from its kernel directly (and the AVX-512
-/// tier's kernel without VNNI, where the tier uses the VNNI one); the public
+/// Every kernel table this CPU runs (`fastpath::arch::variants`: each tier,
+/// and the AVX-512 tier's two tables where the CPU has VNNI); the public
 /// entry point; then the baselines, the reference first.
 fn implementations() -> Vec<Implementation> {
-    let tiers = Tier::ALL.into_iter().flat_map(|tier| {
-        let kernel = fastpath::arch::sum_kernel(tier)
-            .map(|sum| implementation(tier.name().to_owned(), Kind::Tier, Function::Sum(sum)));
-        kernel.into_iter().chain(variants(tier))
+    let tiers = fastpath::arch::variants().map(|kernels| {
+        implementation(
+            kernels.name().to_owned(),
+            Kind::Tier,
+            Function::Table(kernels),
+        )
     });
     let dispatch = implementation(
         format!("fastpath (dispatch: {})", fastpath::active_tier()),
@@ -42,49 +44,22 @@ fn implementations() -> Vec<Implementation> {
     tiers.chain([dispatch]).chain(baselines).collect()
 }
 
-/// The kernels a tier has besides the one it uses.
-fn variants(tier: Tier) -> Option<Implementation> {
-    #[cfg(target_arch = "x86_64")]
-    if tier == Tier::Avx512 && fastpath::arch::x86_64::Avx512Vnni::is_available() {
-        // SAFETY: `Avx512Vnni::is_available` found AVX-512F and AVX-512BW
-        // along with VNNI.
-        let sum: fn(&[u8]) -> u16 =
-            |data| unsafe { fastpath::arch::x86_64::Avx512::new_unchecked() }.sum(data);
-        return Some(implementation(
-            "avx512 (no VNNI)".to_owned(),
-            Kind::Tier,
-            Function::Sum(sum),
-        ));
-    }
-    let _ = tier;
-    None
-}
-
-fn implementation(name: String, kind: Kind, function: Function) -> Implementation {
-    Implementation {
-        name,
-        kind,
-        kernel: Box::new(function),
-    }
-}
-
-/// A checksum implementation as a plain function pointer, so that every one
-/// of them pays the same indirect call (DPDK's autotest calls
-/// `rte_raw_cksum` through a `__rte_noinline` wrapper for the same reason).
+/// A checksum implementation behind a function pointer, so that every one of
+/// them pays the same indirect call (DPDK's autotest calls `rte_raw_cksum`
+/// through a `__rte_noinline` wrapper for the same reason).
 #[derive(Clone, Copy)]
 enum Function {
     /// Returns the checksum.
     Checksum(fn(&[u8]) -> u16),
-    /// Returns the folded sum, whose complement is the checksum: a tier's
-    /// kernel from `fastpath::arch::sum_kernel`.
-    Sum(fn(&[u8]) -> u16),
+    /// A kernel table, whose checksum is a pointer to the tier's kernel.
+    Table(&'static fastpath::arch::Kernels),
 }
 
 impl Function {
     fn checksum(self, data: &[u8]) -> u16 {
         match self {
             Function::Checksum(checksum) => checksum(data),
-            Function::Sum(sum) => !sum(data),
+            Function::Table(kernels) => kernels.checksum(data),
         }
     }
 }
@@ -104,8 +79,9 @@ impl Kernel for Function {
         // The match is outside the loop: each arm is its own tight loop.
         match *self {
             Function::Checksum(checksum) => repeat(block.src, iters, black_box(checksum)),
-            Function::Sum(sum) => {
-                repeat(block.src, iters, black_box(move |data: &[u8]| !sum(data)))
+            Function::Table(kernels) => {
+                let kernels = black_box(kernels);
+                repeat(block.src, iters, |data: &[u8]| kernels.checksum(data))
             }
         }
     }

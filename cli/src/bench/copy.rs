@@ -4,13 +4,13 @@
 use std::hint::black_box;
 use std::mem::MaybeUninit;
 
-use fastpath::Tier;
-
-use super::{Block, DPDK_SIZES, Implementation, Kernel, Kind, Primitive, opaque};
+use super::blocks::Block;
+use super::primitive::{Implementation, Kernel, Primitive, implementation};
+use super::{DPDK_SIZES, opaque};
+use crate::results::Kind;
 
 pub const PRIMITIVE: Primitive = Primitive {
     name: "copy",
-    active_tier: fastpath::active_tier,
     implementations,
     default_sizes: SIZES,
     max_size: 1 << 30,
@@ -55,16 +55,17 @@ const TWO_PASS: &str = "copy_from_slice + checksum";
 /// The copy-only baseline's name.
 const COPY_ONLY: &str = "copy_from_slice";
 
-/// Every tier this CPU has, built from its kernel directly (and the AVX-512
-/// tier's kernel without VNNI, where the tier uses the VNNI one); the public
+/// Every kernel table this CPU runs (`fastpath::arch::variants`: each tier,
+/// and the AVX-512 tier's two tables where the CPU has VNNI); the public
 /// entry point; then the baselines: a copy followed by fastpath's checksum
 /// (two passes over the data), and a copy alone.
 fn implementations() -> Vec<Implementation> {
-    let tiers = Tier::ALL.into_iter().flat_map(|tier| {
-        let kernel = fastpath::arch::copy_kernel(tier).map(|kernel| {
-            implementation(tier.name().to_owned(), Kind::Tier, Function::Tier(kernel))
-        });
-        kernel.into_iter().chain(variants(tier))
+    let tiers = fastpath::arch::variants().map(|kernels| {
+        implementation(
+            kernels.name().to_owned(),
+            Kind::Tier,
+            Function::Table(kernels),
+        )
     });
     let dispatch = implementation(
         format!("fastpath (dispatch: {})", fastpath::active_tier()),
@@ -86,34 +87,6 @@ fn implementations() -> Vec<Implementation> {
     tiers.chain([dispatch]).chain(baselines).collect()
 }
 
-/// The kernels a tier has besides the one it uses.
-fn variants(tier: Tier) -> Option<Implementation> {
-    #[cfg(target_arch = "x86_64")]
-    if tier == Tier::Avx512 && fastpath::arch::x86_64::Avx512Vnni::is_available() {
-        let kernel: fastpath::arch::CopyKernel = |dst, src| {
-            // SAFETY: `Avx512Vnni::is_available` found AVX-512F and
-            // AVX-512BW along with VNNI.
-            let avx512 = unsafe { fastpath::arch::x86_64::Avx512::new_unchecked() };
-            avx512.copy_sum_uninit(dst, src)
-        };
-        return Some(implementation(
-            "avx512 (no VNNI)".to_owned(),
-            Kind::Tier,
-            Function::Tier(kernel),
-        ));
-    }
-    let _ = tier;
-    None
-}
-
-fn implementation(name: String, kind: Kind, function: Function) -> Implementation {
-    Implementation {
-        name,
-        kind,
-        kernel: Box::new(function),
-    }
-}
-
 /// `copy_from_slice` (glibc's `memcpy`) then `fastpath::checksum`.
 fn two_pass(dst: &mut [u8], src: &[u8]) -> u16 {
     dst.copy_from_slice(src);
@@ -131,9 +104,10 @@ fn copy_only(dst: &mut [u8], src: &[u8]) {
 enum Function {
     /// Copies and returns the checksum.
     Fused(fn(&mut [u8], &[u8]) -> u16),
-    /// A tier's kernel: copies into possibly uninitialized memory and
-    /// returns the folded sum.
-    Tier(fastpath::arch::CopyKernel),
+    /// A kernel table, whose copy-and-checksum is a pointer to the tier's
+    /// kernel: copies into possibly uninitialized memory and returns the
+    /// folded sum.
+    Table(&'static fastpath::arch::Kernels),
     /// Copies only.
     CopyOnly(fn(&mut [u8], &[u8])),
 }
@@ -143,7 +117,7 @@ impl Function {
     fn call(self, dst: &mut [u8], src: &[u8]) -> Option<u16> {
         match self {
             Function::Fused(f) => Some(f(dst, src)),
-            Function::Tier(k) => Some(!k(uninit(dst), src)),
+            Function::Table(k) => Some(!k.copy_sum_uninit(uninit(dst), src)),
             Function::CopyOnly(f) => {
                 f(dst, src);
                 None
@@ -185,11 +159,11 @@ impl Kernel for Function {
                     opaque::consume(f(opaque::slice_mut(block.dst), opaque::slice(block.src)));
                 }
             }
-            Function::Tier(k) => {
+            Function::Table(k) => {
                 let k = black_box(k);
                 for _ in 0..iters {
                     let dst = uninit(opaque::slice_mut(block.dst));
-                    opaque::consume(k(dst, opaque::slice(block.src)));
+                    opaque::consume(k.copy_sum_uninit(dst, opaque::slice(block.src)));
                 }
             }
             Function::CopyOnly(f) => {

@@ -40,12 +40,13 @@ use std::hint::black_box;
 use fastpath::Tier;
 use fastpath::arch::FillKernel;
 
+use super::blocks::Block;
 use super::opaque::slice_mut as opaque;
-use super::{Block, Implementation, Kernel, Kind, Lengths, Primitive};
+use super::primitive::{Implementation, Kernel, Primitive, implementation};
+use crate::results::{Kind, Lengths};
 
 pub const PRIMITIVE: Primitive = Primitive {
     name: "fill",
-    active_tier: fastpath::active_tier,
     implementations,
     default_sizes: SIZES,
     max_size: 1 << 30,
@@ -127,14 +128,6 @@ fn implementations() -> Vec<Implementation> {
     ];
     let baseline = implementation(MEMSET.to_owned(), Kind::Baseline, Function::Memset);
     tiers.chain(entry_points).chain([baseline]).collect()
-}
-
-fn implementation(name: String, kind: Kind, function: Function) -> Implementation {
-    Implementation {
-        name,
-        kind,
-        kernel: Box::new(function),
-    }
 }
 
 /// A fill implementation.

@@ -36,7 +36,7 @@ pub fn slice(data: &[u8]) -> &[u8] {
     }
 }
 
-/// `data`, as [`slice`] does for a mutable slice. The `asm!` block may, for
+/// `data`, as [`slice()`] does for a mutable slice. The `asm!` block may, for
 /// all the compiler knows, read and write memory, so every store before it
 /// happens.
 #[inline(always)]

@@ -1,9 +1,59 @@
-//! The bench's output: DPDK-style tables, the summary against the fastest
-//! baseline, and JSON lines.
+//! The bench's output: the header, DPDK-style tables, the summary against
+//! the fastest baseline, and JSON lines.
 
 use std::io::{self, Write};
 
-use super::{Alignment, Estimate, Kind, PrimitiveResults, Timer};
+use super::harness::{MEASURE_BUDGET, MIN_REPS, SAMPLE_TIME};
+use super::timer::Timer;
+use crate::cpu;
+use crate::results::{Alignment, Estimate, Kind, PrimitiveResults};
+
+/// The lines before the measurements: the machine, the active tier, the
+/// timer, and how the implementations are called and measured; `reps` is
+/// `--reps`.
+pub fn header(out: &mut impl Write, timer: &Timer, reps: Option<u32>) -> io::Result<()> {
+    writeln!(
+        out,
+        "fastpath bench: perf autotest (after DPDK's cksum_perf_autotest)"
+    )?;
+    writeln!(
+        out,
+        "CPU:          {} ({})",
+        cpu::model(),
+        std::env::consts::ARCH
+    )?;
+    writeln!(out, "Active tier:  {}", fastpath::active_tier())?;
+    if let Ok(value) = std::env::var("FASTPATH_TIER") {
+        writeln!(out, "FASTPATH_TIER={value}")?;
+    }
+    writeln!(out, "Timer:        {}", timer.describe())?;
+    writeln!(
+        out,
+        "Method:       median over rounds; a round takes one ~{} µs sample of every \
+         implementation on every row",
+        SAMPLE_TIME.as_micros()
+    )?;
+    writeln!(
+        out,
+        "Calls:        every implementation through a function pointer, as DPDK's \
+         autotest calls through a noinline wrapper: the same call overhead for all \
+         (fill: tiers only; fastpath::fill is inlined and glibc's memset called, as \
+         applications call them)"
+    )?;
+    match reps {
+        Some(reps) => writeln!(out, "Rounds:       {reps} (--reps)")?,
+        None => writeln!(
+            out,
+            "Rounds:       as many as fit in {} s (at least {MIN_REPS})",
+            MEASURE_BUDGET.as_secs()
+        )?,
+    }
+    writeln!(
+        out,
+        "Blocks:       random bytes (fixed seed); Aligned = 64-byte aligned start, Unaligned = +1; \
+         Random = each call on the next (offset, length) of a table from a fixed seed"
+    )
+}
 
 /// One table per implementation, in the format of DPDK's
 /// `cksum_perf_autotest`.

@@ -1,0 +1,209 @@
+//! The data the implementations work on: random bytes from a fixed seed in
+//! page-aligned buffers, a block of each row's size at the row's alignment,
+//! and for rows of random calls, their table of (offset, length).
+
+use crate::results::{Alignment, Case, Lengths};
+
+/// The data one call works on; every implementation gets the same.
+pub struct Block<'a> {
+    /// The input: random bytes from a fixed seed.
+    pub src: &'a [u8],
+    /// An output of the same length and alignment, for primitives that write.
+    #[allow(dead_code)] // for the copy and fill primitives
+    pub dst: &'a mut [u8],
+    /// For a row of random calls, the calls, each on its own part of `src`
+    /// and `dst` (both then the whole region); empty otherwise.
+    pub calls: &'a [Call],
+}
+
+/// One call of a row of random calls: `len` bytes at `offset` into the row's
+/// region.
+#[derive(Clone, Copy)]
+pub struct Call {
+    pub offset: u32,
+    pub len: u32,
+}
+
+/// The calls of a random row start anywhere in the first this many bytes of
+/// its region (a page, so random modulo 64 and across page boundaries).
+const RANDOM_SPAN: usize = 4096;
+
+/// Calls in a random row's table: more than one sample makes (about 26 000
+/// of the shortest), so that no sample repeats a sequence the branch
+/// predictor could learn. One table per row, from a fixed seed, for every
+/// implementation.
+const RANDOM_CALLS: usize = 1 << 16;
+
+/// The table of a random row: offsets uniform in `0..RANDOM_SPAN`, lengths
+/// drawn as `lengths` says up to `size`, so every call fits in a region of
+/// `size + RANDOM_SPAN` bytes.
+pub fn random_calls(lengths: Lengths, size: usize) -> Vec<Call> {
+    let mut state: u64 = 0x2545_f491_4f6c_dd1d ^ size as u64;
+    let mut next = move || {
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        state.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    };
+    (0..RANDOM_CALLS)
+        .map(|_| {
+            let offset = (next() % RANDOM_SPAN as u64) as u32;
+            let len = match lengths {
+                Lengths::Uniform => next() % (size as u64 + 1),
+                Lengths::LogUniform => {
+                    let unit = (next() >> 11) as f64 / (1u64 << 53) as f64;
+                    ((unit * ((size + 1) as f64).ln()).exp() as u64).clamp(1, size as u64)
+                }
+            };
+            Call {
+                offset,
+                len: len as u32,
+            }
+        })
+        .collect()
+}
+
+impl Alignment {
+    /// Bytes past a 64-byte boundary, for the source.
+    pub fn offset(self) -> usize {
+        match self {
+            Alignment::Aligned | Alignment::Random(_) => 0,
+            Alignment::Unaligned => 1,
+        }
+    }
+}
+
+impl Case {
+    /// The bytes a buffer of this row needs past its page-aligned start,
+    /// besides the offsets of fixed rows.
+    pub fn region(&self) -> usize {
+        match self.alignment {
+            Alignment::Random(_) => self.size + RANDOM_SPAN,
+            _ => self.size,
+        }
+    }
+}
+
+/// A buffer with room for a block of some size at either alignment.
+pub struct AlignedBuffer {
+    bytes: Vec<u8>,
+}
+
+/// Blocks start at this boundary, plus their offset: a page, so that the
+/// source and the destination sit at chosen places within their pages.
+const BOUNDARY: usize = 4096;
+
+/// Where a destination block starts within its page, less its alignment
+/// offset: half a page away from the source, so that the destination's
+/// addresses never match the source's in their low 12 bits, which makes a
+/// CPU's loads wait for unrelated stores ("4K aliasing") and slows every
+/// copy, glibc's `memcpy` included, by up to 20 times.
+pub const DST_PAGE_OFFSET: usize = 2048;
+
+/// The most a block starts past [`BOUNDARY`].
+const MAX_OFFSET: usize = DST_PAGE_OFFSET + 64;
+
+impl AlignedBuffer {
+    pub fn zeroed(size: usize) -> AlignedBuffer {
+        AlignedBuffer {
+            bytes: vec![0; size + BOUNDARY + MAX_OFFSET],
+        }
+    }
+
+    /// Random bytes from a fixed seed: the same contents for every
+    /// implementation, every run.
+    pub fn random(size: usize) -> AlignedBuffer {
+        AlignedBuffer {
+            bytes: random_bytes(size + BOUNDARY + MAX_OFFSET),
+        }
+    }
+
+    fn start(&self, offset: usize) -> usize {
+        self.bytes.as_ptr().align_offset(BOUNDARY) + offset
+    }
+
+    /// `size` bytes starting `offset` bytes past a page boundary.
+    pub fn block(&self, offset: usize, size: usize) -> &[u8] {
+        let start = self.start(offset);
+        &self.bytes[start..start + size]
+    }
+
+    pub fn block_mut(&mut self, offset: usize, size: usize) -> &mut [u8] {
+        let start = self.start(offset);
+        &mut self.bytes[start..start + size]
+    }
+}
+
+/// `len` bytes from xorshift64* with a fixed seed.
+pub fn random_bytes(len: usize) -> Vec<u8> {
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut bytes = Vec::with_capacity(len + 8);
+    while bytes.len() < len {
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        bytes.extend_from_slice(&state.wrapping_mul(0x2545_f491_4f6c_dd1d).to_le_bytes());
+    }
+    bytes.truncate(len);
+    bytes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn random_calls_fit_their_region() {
+        for (lengths, size) in [
+            (Lengths::Uniform, 16),
+            (Lengths::Uniform, 1024),
+            (Lengths::LogUniform, 65536),
+        ] {
+            let calls = random_calls(lengths, size);
+            assert_eq!(calls.len(), RANDOM_CALLS);
+            let case = Case {
+                alignment: Alignment::Random(lengths),
+                size,
+            };
+            for call in &calls {
+                assert!((call.offset as usize) < RANDOM_SPAN);
+                assert!(call.len as usize <= size);
+                assert!(call.offset as usize + call.len as usize <= case.region());
+            }
+            let lens = || calls.iter().map(|c| c.len as usize);
+            let (min, max) = (lens().min().unwrap(), lens().max().unwrap());
+            match lengths {
+                Lengths::Uniform => assert_eq!((min, max), (0, size)),
+                Lengths::LogUniform => assert!(min == 1 && max > size / 2),
+            }
+            // Near the distribution's mean, which the per-byte column uses.
+            let mean = lens().sum::<usize>() as f64 / calls.len() as f64;
+            assert!((mean / case.mean_size() - 1.0).abs() < 0.05, "{mean}");
+            // The same table every time.
+            let again = random_calls(lengths, size);
+            assert!(
+                calls
+                    .iter()
+                    .zip(&again)
+                    .all(|(a, b)| (a.offset, a.len) == (b.offset, b.len))
+            );
+        }
+    }
+
+    #[test]
+    fn blocks_start_where_they_should() {
+        let buffer = AlignedBuffer::random(100);
+        let aligned = buffer.block(Alignment::Aligned.offset(), 100);
+        let unaligned = buffer.block(Alignment::Unaligned.offset(), 100);
+        assert_eq!(aligned.as_ptr() as usize % BOUNDARY, 0);
+        assert_eq!(unaligned.as_ptr() as usize % BOUNDARY, 1);
+        let mut dst = AlignedBuffer::zeroed(100);
+        let dst = dst.block_mut(DST_PAGE_OFFSET + 3, 100);
+        assert_eq!(dst.as_ptr() as usize % BOUNDARY, 2048 + 3);
+        assert_eq!(aligned.len(), 100);
+        assert_eq!(unaligned.len(), 100);
+        // The same contents every time.
+        assert_eq!(random_bytes(100), random_bytes(100));
+        assert_eq!(&buffer.bytes[..], &random_bytes(buffer.bytes.len())[..]);
+    }
+}

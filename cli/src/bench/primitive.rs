@@ -1,0 +1,59 @@
+//! What the bench measures: a primitive of the library, its implementations,
+//! and the type-erased [`Kernel`] through which the harness checks and times
+//! each of them, so that primitives with other signatures (copy, fill) fit
+//! the same harness.
+
+use super::blocks::Block;
+use crate::results::Kind;
+
+/// A primitive of the library and how to bench it.
+pub struct Primitive {
+    /// Its name on the command line and in the output.
+    pub name: &'static str,
+    /// Every implementation to measure: the tiers available on this CPU, the
+    /// library's entry point, then the baselines.
+    pub implementations: fn() -> Vec<Implementation>,
+    /// The block sizes measured without `--sizes`.
+    pub default_sizes: &'static [usize],
+    /// The largest block size the implementations handle exactly.
+    pub max_size: usize,
+    /// Where an Unaligned destination block starts past a 64-byte boundary
+    /// (the source's is 1).
+    pub unaligned_dst_offset: usize,
+    /// The baselines the summary compares with, by name, each in a table of
+    /// its own; empty: the fastest baseline of each row.
+    pub compare_with: &'static [&'static str],
+}
+
+/// One implementation of a primitive.
+pub struct Implementation {
+    pub name: String,
+    pub kind: Kind,
+    pub kernel: Box<dyn Kernel>,
+}
+
+/// The implementation named `name` that runs `kernel`.
+pub fn implementation(name: String, kind: Kind, kernel: impl Kernel + 'static) -> Implementation {
+    Implementation {
+        name,
+        kind,
+        kernel: Box::new(kernel),
+    }
+}
+
+/// A type-erased implementation: checked once, then run in a timed loop.
+pub trait Kernel {
+    /// Checks the result on `block` against the reference; the error says
+    /// what was expected and what came out.
+    fn check(&self, block: &mut Block<'_>) -> Result<(), String>;
+
+    /// Calls the implementation `iters` times on `block`, with its input and
+    /// output hidden from the optimizer (`std::hint::black_box`).
+    fn run(&self, block: &mut Block<'_>, iters: u64);
+
+    /// Puts `block` in the state each sample starts from, before the sample
+    /// is timed. By default nothing: a sample then starts from the state the
+    /// previous one left, which is another implementation's, and always the
+    /// same one (the rotation keeps the cyclic order).
+    fn prepare(&self, _block: &mut Block<'_>) {}
+}
