@@ -1,12 +1,13 @@
-//! Every checksum kernel of every tier this CPU runs, and the public entry
-//! points, against `fastpath::reference`, on data at any offset and length.
+//! Every checksum kernel of every kernel table this CPU runs, and the public
+//! entry points, against `fastpath::reference`, on data at any offset and
+//! length.
 
 #![no_main]
 
 mod common;
 
 use common::{Pattern, Placed, bytes};
-use fastpath::{Tier, reference};
+use fastpath::reference;
 use libfuzzer_sys::arbitrary::{self, Arbitrary};
 use libfuzzer_sys::fuzz_target;
 
@@ -31,16 +32,10 @@ fuzz_target!(|input: Input| {
     ];
     for placed in &placements {
         let data = placed.data();
-        for tier in Tier::ALL {
-            if let Some(sum) = fastpath::arch::sum_kernel(tier) {
-                assert_eq!(sum(data), expected, "{tier}, {} bytes", data.len());
-            }
-        }
-        // The AVX-512 tier's kernel without VNNI, which the tier does not
-        // use where the CPU has VNNI.
-        #[cfg(target_arch = "x86_64")]
-        if let Some(avx512) = fastpath::arch::x86_64::Avx512::new() {
-            assert_eq!(avx512.sum(data), expected, "avx512 without VNNI");
+        // Every kernel table, the AVX-512 tier's two included.
+        for kernels in fastpath::arch::variants() {
+            let name = kernels.name();
+            assert_eq!(kernels.sum(data), expected, "{name}, {} bytes", data.len());
         }
         assert_eq!(fastpath::checksum(data), !expected);
         assert_eq!(fastpath::checksum(data), reference::checksum(data));

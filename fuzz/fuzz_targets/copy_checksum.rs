@@ -1,4 +1,4 @@
-//! Every copy-and-checksum kernel of every tier this CPU runs, and the public
+//! Every copy-and-checksum kernel of every kernel table this CPU runs, and the public
 //! entry points, against `copy_from_slice` and `fastpath::reference`, with
 //! the source and the destination at any offsets.
 
@@ -9,7 +9,7 @@ mod common;
 use core::mem::MaybeUninit;
 
 use common::{Pattern, Placed, bytes};
-use fastpath::{Checksum, Tier, reference};
+use fastpath::{Checksum, reference};
 use libfuzzer_sys::arbitrary::{self, Arbitrary};
 use libfuzzer_sys::fuzz_target;
 
@@ -54,24 +54,12 @@ fuzz_target!(|input: Input| {
         );
     };
 
-    for tier in Tier::ALL {
-        let Some(kernel) = fastpath::arch::copy_kernel(tier) else {
-            continue;
-        };
+    // Every kernel table, the AVX-512 tier's two included.
+    for kernels in fastpath::arch::variants() {
         let mut dst = fresh_dst();
-        assert_eq!(kernel(uninit(dst.data_mut()), src), expected, "{tier}: sum");
-        check(&dst, tier.name());
-    }
-    // The AVX-512 tier's kernel without VNNI, which the tier does not use
-    // where the CPU has VNNI.
-    #[cfg(target_arch = "x86_64")]
-    if let Some(avx512) = fastpath::arch::x86_64::Avx512::new() {
-        let mut dst = fresh_dst();
-        assert_eq!(
-            avx512.copy_sum_uninit(uninit(dst.data_mut()), src),
-            expected
-        );
-        check(&dst, "avx512 without VNNI");
+        let sum = kernels.copy_sum_uninit(uninit(dst.data_mut()), src);
+        assert_eq!(sum, expected, "{}: sum", kernels.name());
+        check(&dst, kernels.name());
     }
 
     let mut dst = fresh_dst();
