@@ -33,10 +33,11 @@
 //!
 //! ## Memory safety
 //!
-//! No kernel reads a byte outside the slice it is given: the x86_64 kernels
-//! read only whole aligned vectors that hold at least one byte of the slice
-//! and mask the others away, or finish with scalar code. The test suite checks
-//! this with inaccessible guard pages on both sides of the data.
+//! No kernel reads a byte outside the slice it is given: every vector load
+//! lies inside the slice, except the AVX-512 checksum's masked loads of the
+//! aligned lines that hold it, which do not read the bytes they mask off.
+//! The test suite checks this with inaccessible guard pages on both sides of
+//! the data.
 #![no_std]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 

@@ -10,20 +10,21 @@
 //!   AVX-512 one store under a byte mask; otherwise four overlapping 4-byte
 //!   words for 4-16 bytes, three single bytes for 1-3 ([`fill_words`]), and
 //!   four overlapping 16-byte stores at 0, `d`, `len - 16 - d` and
-//!   `len - 16` for 17-64, with `d` 0 below 32 and 16 from it: two branches
-//!   in all.
+//!   `len - 16` for 17-64, with `d` 0 below 32, 16 from 32 and 32 at 64:
+//!   two branches in all.
 //! - `len <= 4W` (AVX2, AVX-512): four overlapping vectors at 0, `d`,
-//!   `len - W - d` and `len - W`, with `d` 0 below `2W` and `W` from it: no
-//!   branch ([`fill_short`]); AVX-512 instead stores two vectors or four
-//!   behind a branch (see below).
+//!   `len - W - d` and `len - W`, with `d` 0 below `2W`, `W` from `2W` and
+//!   `2W` at `4W`: no branch ([`fill_short`]); AVX-512 instead stores two
+//!   vectors or four behind a branch (see below).
 //! - `len <= 16W` (`8W` non-temporally): in address order, four vectors at
 //!   the start, from `8W` on blocks of four vectors aligned to the line, and
 //!   four vectors that end at the end ([`fill_blocks`]), as glibc does.
 //! - longer: an unaligned 64-byte line at the start, whole aligned lines four
 //!   vectors at a time, then with AVX-512 the lines short of a block one by
 //!   one, and with narrower vectors a last block that ends at the last line
-//!   boundary, and an unaligned line at the end ([`fill_lines`]). On x86_64,
-//!   fills of [`REP_STOSB_MIN`] bytes and more are one `rep stosb`.
+//!   boundary, and an unaligned line at the end ([`fill_lines`]). In the
+//!   x86_64 tiers (not the portable one), fills of [`REP_STOSB_MIN`] bytes
+//!   and more are one `rep stosb`.
 //!
 //! Every store writes only bytes of the destination: overlapping stores
 //! write some bytes twice rather than step outside it, so no path touches a
@@ -40,12 +41,12 @@
 //! AVX-512 masked off by `GLIBC_TUNABLES`), in TSC cycles per call, medians
 //! of interleaved rounds; BENCHMARKS.md has the tables and the commands.
 //!
-//! - *The lengths up to `4W` are inlined* into the caller (see
-//!   [`crate::fill()`]): no call, no PLT jump, no broadcast of the value per
-//!   call. That is where the gain over glibc is: 3× for 1-64 bytes with
-//!   AVX-512 enabled at compile time, and the gain stops where stores, not
-//!   calls, take the time (from about 128 bytes, Zen 4 stores 32 bytes per
-//!   cycle).
+//! - *The lengths up to [`INLINE_MAX`] (`4W`, at most 128 bytes) are
+//!   inlined* into the caller (see [`crate::fill()`]): no call, no PLT jump,
+//!   no broadcast of the value per call. That is where the gain over glibc
+//!   is: 3× for 1-64 bytes with AVX-512 enabled at compile time, and the
+//!   gain stops where stores, not calls, take the time (from about 128
+//!   bytes, Zen 4 stores 32 bytes per cycle).
 //! - *Few branches on the length* below `4W`: random lengths make every
 //!   branch on the length a misprediction in two or three (the bench's
 //!   random rows draw them from a table longer than a predictor can learn).
@@ -78,9 +79,10 @@
 //! - *Non-temporal stores are opt-in*: they write lines to memory without
 //!   reading them or keeping them in the caches, which is the right thing
 //!   for a buffer far larger than the caches that nobody reads soon, and
-//!   10-100× slower than cached stores for one that fits (a 512-byte
-//!   non-temporal fill took 1 100 cycles against 13): the fence waits for
-//!   the lines to reach memory.
+//!   many times slower than cached stores for one that fits (with the
+//!   AVX-512 tier, 0.05× glibc's speed at 1024 bytes and 0.21× at 64 KiB,
+//!   where `fill` runs at 1.02× and 0.98×): the fence waits for the lines to
+//!   reach memory.
 
 use super::native;
 
@@ -98,10 +100,10 @@ pub(crate) trait Splat: Copy {
     #[cfg(target_arch = "x86_64")]
     const REP_STOSB: bool = false;
 
-    /// Whether [`fill_short`] stores four vectors for every length from
-    /// `BYTES + 1` to `4 * BYTES`, with no branch, rather than two or four
-    /// behind a branch on the length: fewer mispredictions on random lengths,
-    /// more stores at fixed ones.
+    /// Whether [`fill_short`] stores four vectors for every length from 65
+    /// to `4 * BYTES`, with no branch, rather than two or four behind a
+    /// branch on the length: fewer mispredictions on random lengths, more
+    /// stores at fixed ones.
     const BRANCH_FREE_SHORT: bool = true;
 
     /// The vector with `value` in every byte.
@@ -170,8 +172,8 @@ pub(crate) trait Splat: Copy {
     /// Fills the `len <= 64` bytes at `ptr` with the byte in every lane of
     /// `self`. By default: up to 16 bytes with [`fill_words`], and
     /// 17-64 as four overlapping 16-byte stores at 0, `d`, `len - 16 - d`
-    /// and `len - 16`, `d` 0 below 32 and 16 from it, with no branch between
-    /// two stores and four.
+    /// and `len - 16`, `d` 0 below 32, 16 from 32 and 32 at 64, with no
+    /// branch between two stores and four.
     ///
     /// # Safety
     ///
@@ -180,9 +182,10 @@ pub(crate) trait Splat: Copy {
     #[inline(always)]
     unsafe fn fill_upto_64(self, ptr: *mut u8, len: usize) {
         debug_assert!(len <= 64);
-        // SAFETY: the caller's guarantees; the four stores start at 0,
-        // `d <= len - 16 - d` and `len - 16`, and cover `0..16` or `0..32`
-        // and `len - 32..len` (or `len - 16..len`).
+        // SAFETY: the caller's guarantees; the four stores start at 0, `d`,
+        // `len - 16 - d` and `len - 16`, all in `0..=len - 16` as
+        // `d <= len - 16`, and cover `0..16` and `len - 16..len` below 32,
+        // `0..32` and `len - 32..len` from 32, and all of `0..64` at 64.
         unsafe {
             if len <= 16 {
                 fill_words(ptr, len, self.low_word());
@@ -197,10 +200,11 @@ pub(crate) trait Splat: Copy {
     }
 }
 
-/// Fills of this many bytes (1 MiB) and more are one `rep stosb` on x86_64:
-/// where the buffer outgrows the caches, the CPU then streams whole lines to
-/// memory without reading them, 2× faster than vector stores at 64 MiB here;
-/// below, the vector loop is as fast or faster (see the module docs).
+/// Fills of this many bytes (1 MiB) and more are one `rep stosb` in the
+/// x86_64 tiers: where the buffer outgrows the caches, the CPU then streams
+/// whole lines to memory without reading them, 2× faster than vector stores
+/// at 64 MiB on Zen 4; below, the vector loop is as fast or faster (see the
+/// module docs).
 #[cfg(target_arch = "x86_64")]
 pub(crate) const REP_STOSB_MIN: usize = 1 << 20;
 

@@ -77,13 +77,13 @@ pub(crate) fn sum(data: &[u8]) -> u16 {
 ///
 /// Up to 128 bytes this beats the vector kernels, whose fixed costs (masks,
 /// the horizontal sum of the lanes, the call through the dispatch pointer)
-/// outweigh their speed on a few vectors: measured here at 100 bytes, 14
-/// TSC cycles inline against 19 for the AVX-512 kernel and 15.5 for AVX2.
+/// outweigh their speed on a few vectors: measured on Zen 4 at 100 bytes,
+/// 14 TSC cycles inline against 19 for the AVX-512 kernel and 15.5 for AVX2.
 pub(crate) const SHORT_MAX: usize = 128;
 
 /// The sum of `data`, at most [`SHORT_MAX`] bytes long, as native-endian
 /// words, not folded: the kernel of short inputs, which the crate inlines,
-/// and of every vector kernel's tail.
+/// and of the tail of the SSE2, AVX2 and NEON checksum kernels.
 ///
 /// From 8 bytes on, the last 1-8 bytes are read as the 8 bytes that end the
 /// data, shifted so that the bytes before them drop out; the first byte kept
@@ -91,7 +91,7 @@ pub(crate) const SHORT_MAX: usize = 128;
 /// byte keeps its place in its 16-bit word. The whole words before it (0 to
 /// 15 of them) go through a ladder of 8, 4, 2 and 1 words added with carry, one
 /// predictable branch per step and no loop. Shorter inputs do the same with
-/// 4-byte loads, or byte by byte below 4.
+/// 4-byte loads, or below 4 bytes with a 2-byte load and a 1-byte one.
 #[inline(always)]
 pub(crate) fn sum_native(data: &[u8]) -> u64 {
     let len = data.len();

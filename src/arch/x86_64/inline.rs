@@ -1,12 +1,12 @@
 //! What [`crate::fill()`] inlines into its callers on x86_64.
 //!
 //! The inline path stores the widest vectors the build enables: AVX-512,
-//! AVX2 or SSE2 (part of every x86_64 CPU). In a build without AVX-512 (the
-//! default `x86_64` target), 0-128 bytes on a CPU whose selected tier is
-//! AVX-512, and which has BMI2, still take the AVX-512 stores inline (the
-//! masked one up to 64 bytes), as inline assembly behind one test of the
-//! selection's cached state: no call at all (see
-//! [`super::avx512::fill`] for why, and what it measured).
+//! AVX2 or SSE2 (part of every x86_64 CPU). In a build without AVX-512, on a
+//! CPU whose selected tier is AVX-512 and which has BMI2, 0-64 bytes still
+//! take the masked AVX-512 store inline, and in a build without AVX2 either
+//! (the default `x86_64` target) 65-128 bytes two plain AVX-512 stores, as
+//! inline assembly behind one test of the selection's cached state: no call
+//! at all (see [`super::avx512::fill`] for why, and what it measured).
 
 use crate::arch::fill::InlinePath;
 

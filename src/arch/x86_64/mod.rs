@@ -2,7 +2,7 @@
 //!
 //! SSE2 and AVX2 share their checksum and copy algorithms, written once over
 //! a small vector trait (the private module `vector`); AVX-512 has kernels of
-//! its own, built on masked loads. Every tier's fill is the shared fill
+//! its own, built on byte masks. Every tier's fill is the shared fill
 //! algorithm (`arch/fill.rs`) on its vectors. `inline` holds what
 //! [`crate::fill()`] inlines into its callers on x86_64.
 

@@ -1,23 +1,25 @@
 //! The AVX2 fill kernel: the shared algorithm ([`crate::arch::fill`]) on
 //! 32-byte vectors.
 //!
-//! Up to 15 bytes it stores four overlapping 4-byte words (or three bytes
-//! below 4); 16-32 bytes, two overlapping 16-byte halves of the vector;
-//! 33-128 bytes, four overlapping vectors at computed offsets, with no
-//! branch between two and four; 129-512 bytes, four vectors at the start,
-//! aligned blocks of four from 257 bytes, and four at the end; beyond,
-//! aligned 64-byte lines (two lines, four `vmovdqa`, per step) and
-//! `rep stosb` from 1 MiB.
+//! Up to 16 bytes it stores four overlapping 4-byte words (or three bytes
+//! below 4); 17-64 bytes, four overlapping 16-byte halves of the vector at
+//! computed offsets; 65-128 bytes, four overlapping vectors at computed
+//! offsets, with no branch between two and four; 129-512 bytes, four
+//! vectors at the start, aligned blocks of four from 257 bytes, and four at
+//! the end; beyond, aligned 64-byte lines (two lines, four `vmovdqa`, per
+//! step) and `rep stosb` from 1 MiB.
 //! Non-temporal lines are `vmovntdq`, then `sfence`.
 //!
 //! In a build with AVX2 enabled at compile time (and not AVX-512), these
-//! stores are also the inline path of [`crate::fill()`] for 0-128 bytes.
+//! stores are also the inline path of [`crate::fill()`] for 0-128 bytes
+//! (for 0-64, when the CPU found at run time has no AVX-512, or
+//! `FASTPATH_TIER` caps it).
 //!
 //! Branches on the length mispredict on random lengths, which AVX-512's
 //! single masked store avoids; AVX2's masked stores work on 32-bit lanes
 //! only (`vpmaskmovd`), which cannot express a byte length, and are slow on
 //! AMD cores, so the short path keeps as few branches as overlapping stores
-//! allow (two below 32 bytes, see [`crate::arch::fill`]).
+//! allow (two up to 64 bytes, see `arch/fill.rs`).
 
 use core::arch::x86_64::*;
 

@@ -15,12 +15,15 @@
 //! (`vpxord` with 0x8000), which turns the unsigned word `w` into the signed
 //! `w - 32768`; the lost 32768 per word, 2^20 per line (counting the zeroed
 //! words of masked lines too), is added back when the lanes are emptied.
-//! Three vector operations per 64 bytes (flip, multiply-add, add), measured
-//! here at 0.015 TSC cycles per byte on 9 KiB in L1, against 0.013 for a loop
-//! that only loads the lines, 0.016 for `vpdpwssd` (VNNI, which fuses the
-//! add but has one port), 0.022 for `vpsadbw` + `vpdpbusd` on the bytes, and
-//! 0.023 for the AND/shift/add of the AVX2 kernel on 512-bit registers. From
-//! L2 (64 KiB) every variant runs at the speed of the bare loads, 0.024.
+//! Three vector operations per 64 bytes (flip, multiply-add, add), or two
+//! with AVX512-VNNI, whose `vpdpwssd` multiplies, adds in pairs and
+//! accumulates ([`Avx512Vnni`]'s table). Measured on Zen 4 in a loop over
+//! aligned lines, 9 KiB in L1 (BENCHMARKS.md): 0.0155-0.0172 TSC cycles per
+//! byte, and 0.0128 with `vpdpwssd` and eight accumulators (0.0144 with
+//! four), against 0.0122 for a loop that only loads the lines, 0.022 for
+//! `vpsadbw` + `vpdpbusd` on the bytes, and 0.023 for an AND/shift/add on
+//! 512-bit registers. From L2 (64 KiB) every variant runs at the speed of
+//! the bare loads, 0.022.
 //!
 //! Because lines are aligned in memory, the words are those of even
 //! *addresses*: when the slice starts at an odd address they are the data's

@@ -104,7 +104,7 @@ unsafe fn copy_sum_with<const VNNI: bool>(dst: &mut [MaybeUninit<u8>], src: &[u8
 /// [`copy_sum_with`]: at most 8194 vectors (8192 whole ones, the first and
 /// the last), about 2050 in each accumulator. A vector adds at most
 /// 2^16 to a lane either way, less its bias, so each lane stays within
-/// 2^27, and the sum of the four within 2^29: 32 signed bits hold it.
+/// 2^28, and the sum of the four within 2^30: 32 signed bits hold it.
 const PIECE: usize = 512 * 1024;
 
 /// From this length on, the stores are aligned.

@@ -15,7 +15,7 @@
 //!
 //! A masked store writes none of its masked-off bytes, and takes no fault on
 //! them either; but when its 64 bytes cross into another page the CPU
-//! checks that page too, in microcode. Measured here, for a 5-byte fill:
+//! checks that page too, in microcode. Measured on Zen 4, for a 5-byte fill:
 //! 2.4 TSC cycles inside a page, 50-68 cycles when the 64 bytes cross into
 //! the next page although it is mapped and present (20-28×), and 650-980
 //! cycles when that page is inaccessible or not yet faulted in (270-400×).
@@ -44,27 +44,30 @@
 //!   0.8 for a 32-byte one, in a loop of stores). So 65-256 bytes take plain
 //!   overlapping stores, two or four behind a branch: four stores for every
 //!   length, with no branch (`BRANCH_FREE_SHORT`), were 1.5× faster than
-//!   glibc on random lengths of 0-256 bytes where the branch gives 1.1×, but
-//!   0.75-0.90× at fixed 100, 128 and 256 bytes where the branch gives 1.5×,
-//!   1.8× and 1.0×. Masking the second to fourth vectors instead of
-//!   overlapping them measured 2× slower at 65-128 bytes.
+//!   glibc on random lengths of 0-256 bytes where the branch gave 1.1× (both
+//!   with 129-256 bytes inline, as they no longer are), but 0.75-0.90× at
+//!   fixed 100, 128 and 256 bytes where the branch gives 1.5×, 1.8× and
+//!   1.0×. Masking the second to fourth vectors instead of overlapping them
+//!   measured 2× slower at 65-128 bytes.
 //! - Beyond 256 bytes the stores are the work: a 64-byte store that splits a
 //!   cache line takes twice the slots of an aligned one, and four 64-byte
-//!   stores of 129-256 bytes take as long inline as in glibc (1.0×).
+//!   stores of 129-256 bytes took as long inline as in glibc (1.0×): those
+//!   lengths now call this kernel (see `arch::fill::INLINE_MAX`).
 //!
 //! # Runtime dispatch without a call
 //!
 //! In a build without AVX-512 at compile time, [`crate::fill()`] still uses
 //! the masked store for 0-64 bytes on a CPU that has it, inline, through
-//! [`fill_masked_asm`]: the same four instructions as inline assembly (which
+//! `fill_masked_asm`: the same four instructions as inline assembly (which
 //! the compiler accepts in a function without the target feature), behind a
-//! test of a flag cached at the first call; and the two plain stores for
-//! 65-128 bytes ([`fill_vectors_asm`]). Against glibc, 3.0-3.6× at 1-64
-//! bytes and 1.5-2.2× at 100-128, as fast as with AVX-512 enabled at compile
-//! time; through the dispatch pointer (an indirect call to this kernel) it
-//! was 1.3-1.5× at 1-64 bytes, and through a direct call to a
-//! `#[target_feature]` function behind the same flag 1.5× (measured in a
-//! separate harness), and 65-256 bytes 0.9-1.0× through the dispatch.
+//! test of a flag cached at the first call; and, in a build without AVX2
+//! either, the two plain stores for 65-128 bytes (`fill_vectors_asm`).
+//! Against glibc, 3.0-3.6× at 1-64 bytes and 1.5-2.2× at 100-128, as fast as
+//! with AVX-512 enabled at compile time; through the dispatch pointer (an
+//! indirect call to this kernel) it was 1.3-1.5× at 1-64 bytes, and through
+//! a direct call to a `#[target_feature]` function behind the same flag 1.5×
+//! (measured in a separate harness), and 65-256 bytes 0.9-1.0× through the
+//! dispatch.
 
 use core::arch::x86_64::*;
 
@@ -240,7 +243,8 @@ unsafe fn fill_across_page(value: u8, ptr: *mut u8, len: usize) {
 }
 
 /// Whether the 64 bytes from `ptr` lie in one page, so that a masked store
-/// there never touches another page: [`fill_masked_asm`]'s condition.
+/// there never touches another page: the condition of the masked store in
+/// `Avx512Splat::fill_upto_64` and `fill_masked_asm`.
 #[inline(always)]
 pub(crate) fn in_one_page(ptr: *const u8) -> bool {
     ptr as usize % PAGE <= PAGE - 64
