@@ -48,6 +48,27 @@ pub enum Tier {
     Avx512,
 }
 
+/// Every tier with its name, as `FASTPATH_TIER` spells it, and the width in
+/// bits of its vectors, in the order of the variants: with the enum, the one
+/// place where a tier is written.
+const TIERS: [(Tier, &str, u32); 5] = [
+    (Tier::Portable, "portable", 0),
+    (Tier::Sse2, "sse2", 128),
+    (Tier::Neon, "neon", 128),
+    (Tier::Avx2, "avx2", 256),
+    (Tier::Avx512, "avx512", 512),
+];
+
+// Each row stands at its variant's index, and a wider tier comes later.
+const _: () = {
+    let mut i = 0;
+    while i < TIERS.len() {
+        assert!(TIERS[i].0 as usize == i);
+        assert!(i == 0 || TIERS[i - 1].2 <= TIERS[i].2);
+        i += 1;
+    }
+};
+
 impl Tier {
     /// Every tier, in order of preference from the lowest.
     ///
@@ -58,13 +79,15 @@ impl Tier {
     /// assert_eq!(here[0], Tier::Portable);
     /// assert!(here.contains(&fastpath::active_tier()));
     /// ```
-    pub const ALL: [Tier; 5] = [
-        Tier::Portable,
-        Tier::Sse2,
-        Tier::Neon,
-        Tier::Avx2,
-        Tier::Avx512,
-    ];
+    pub const ALL: [Tier; TIERS.len()] = {
+        let mut all = [Tier::Portable; TIERS.len()];
+        let mut i = 0;
+        while i < TIERS.len() {
+            all[i] = TIERS[i].0;
+            i += 1;
+        }
+        all
+    };
 
     /// The tier's name, as `FASTPATH_TIER` spells it.
     ///
@@ -75,13 +98,7 @@ impl Tier {
     /// assert_eq!(Tier::Avx512.to_string(), "avx512");
     /// ```
     pub const fn name(self) -> &'static str {
-        match self {
-            Tier::Portable => "portable",
-            Tier::Sse2 => "sse2",
-            Tier::Neon => "neon",
-            Tier::Avx2 => "avx2",
-            Tier::Avx512 => "avx512",
-        }
+        TIERS[self as usize].1
     }
 
     /// The width in bits of the vector registers the tier's kernels use; 0
@@ -97,12 +114,7 @@ impl Tier {
     /// assert_eq!(Tier::Sse2.vector_bits(), Tier::Neon.vector_bits());
     /// ```
     pub const fn vector_bits(self) -> u32 {
-        match self {
-            Tier::Portable => 0,
-            Tier::Sse2 | Tier::Neon => 128,
-            Tier::Avx2 => 256,
-            Tier::Avx512 => 512,
-        }
+        TIERS[self as usize].2
     }
 
     /// Whether this CPU runs the tier's kernels: detected at run time (once)
@@ -133,7 +145,12 @@ pub struct ParseTierError(());
 
 impl fmt::Display for ParseTierError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("unknown tier: expected one of portable, sse2, avx2, avx512, neon")
+        f.write_str("unknown tier: expected one of")?;
+        for (i, tier) in Tier::ALL.iter().enumerate() {
+            f.write_str(if i == 0 { " " } else { ", " })?;
+            f.write_str(tier.name())?;
+        }
+        Ok(())
     }
 }
 

@@ -116,40 +116,24 @@ macro_rules! tier_type {
         @kernels $name:ident: $tier:expr, $table:literal,
         is_available: $is_available:expr,
         enabled: $enabled:expr,
-        kernels: {
-            checksum: $checksum:path,
-            copy_checksum: $copy_checksum:path,
-            fill: $fill:path,
-            fill_nontemporal: $fill_nontemporal:path $(,)?
-        } $(,)?
+        kernels: { $($primitive:ident: $kernel:path),* $(,)? } $(,)?
     ) => {
         impl $name {
             /// The tier's kernel table.
-            // The closures are safe functions that call the kernels: they
-            // are reached only through a `&Kernels`, which exists only for a
-            // table this CPU runs.
-            #[allow(unused_unsafe)]
             pub(crate) const KERNELS: $crate::arch::Kernels = $crate::arch::Kernels {
                 tier: $tier,
                 name: $table,
                 is_available: $is_available,
                 enabled: $enabled,
-                checksum: $checksum,
-                copy_checksum: $copy_checksum,
-                fill: $fill,
-                fill_nontemporal: $fill_nontemporal,
+                $($primitive: $kernel,)*
+                // Safe functions that call the table's kernels: they are
+                // reached only through a `&Kernels`, which exists only for a
+                // table this CPU runs.
                 plain: $crate::arch::Plain {
-                    // SAFETY: see above.
-                    sum: |data| !unsafe { $checksum(data) },
-                    copy_sum: |dst, src| {
-                        $crate::copy::assert_same_length(dst.len(), src.len());
-                        // SAFETY: see above.
-                        !unsafe { $copy_checksum(dst, src) }
-                    },
-                    // SAFETY: see above.
-                    fill: |dst, value| unsafe { $fill(dst, value) },
-                    // SAFETY: see above.
-                    fill_nontemporal: |dst, value| unsafe { $fill_nontemporal(dst, value) },
+                    sum: |data| $name::KERNELS.sum(data),
+                    copy_sum: |dst, src| $name::KERNELS.copy_sum_uninit(dst, src),
+                    fill: |dst, value| $name::KERNELS.fill(dst, value),
+                    fill_nontemporal: |dst, value| $name::KERNELS.fill_nontemporal(dst, value),
                 },
             };
 
