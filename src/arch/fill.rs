@@ -211,51 +211,71 @@ pub(crate) const REP_STOSB_MIN: usize = 1 << 20;
 /// The width of a cache line, which the loop aligns its stores to.
 const LINE: usize = 64;
 
-/// Fills the `len` bytes at `ptr` with `value`: the whole algorithm.
+/// Fills the `len` bytes at `ptr` with `value`: the whole algorithm. With
+/// `NONTEMPORAL`, the aligned lines of fills longer than `8W` are stored
+/// non-temporally, then fenced, and there is no `rep stosb`.
 ///
 /// # Safety
 ///
 /// The CPU must support `V`'s instruction set, and `ptr` must be valid for
 /// writes of `len` bytes.
 #[inline(always)]
-pub(crate) unsafe fn fill_with<V: Splat>(ptr: *mut u8, len: usize, value: u8) {
+pub(crate) unsafe fn fill_with<V: Splat, const NONTEMPORAL: bool>(
+    ptr: *mut u8,
+    len: usize,
+    value: u8,
+) {
+    let blocks_max = if NONTEMPORAL { 8 } else { 16 } * V::BYTES;
     // SAFETY: the caller's guarantees, passed on.
     unsafe {
         let v = V::splat(value);
         if len <= 4 * V::BYTES {
             fill_short(v, ptr, len);
-        } else if len <= 16 * V::BYTES {
+        } else if len <= blocks_max {
             fill_blocks(v, ptr, len);
         } else {
             #[cfg(target_arch = "x86_64")]
-            if V::REP_STOSB && len >= REP_STOSB_MIN {
+            if !NONTEMPORAL && V::REP_STOSB && len >= REP_STOSB_MIN {
                 return rep_stosb(ptr, len, value);
             }
-            fill_lines(v, ptr, len, false);
+            fill_lines(v, ptr, len, NONTEMPORAL);
         }
     }
 }
 
-/// [`fill_with`] with the aligned lines of fills longer than `8W` stored
-/// non-temporally, then fenced; no `rep stosb`.
-///
-/// # Safety
-///
-/// As [`fill_with`].
-#[inline(always)]
-pub(crate) unsafe fn fill_nontemporal_with<V: Splat>(ptr: *mut u8, len: usize, value: u8) {
-    // SAFETY: the caller's guarantees, passed on.
-    unsafe {
-        let v = V::splat(value);
-        if len <= 4 * V::BYTES {
-            fill_short(v, ptr, len);
-        } else if len <= 8 * V::BYTES {
-            fill_blocks(v, ptr, len);
-        } else {
-            fill_lines(v, ptr, len, true);
+/// Defines a tier's fill kernels, `fill` and `fill_nontemporal`: the shared
+/// algorithm ([`fill_with`]) on the vector `$splat`, in functions that enable
+/// the target features `$features` (none for the portable tier). A macro,
+/// because a generic function cannot enable target features that depend on
+/// its type parameter.
+macro_rules! fill_kernels {
+    ($splat:ty $(, $features:literal)?) => {
+        /// Sets every byte of `dst` to `value`: the tier's fill kernel.
+        ///
+        /// # Safety
+        ///
+        /// The CPU must support the tier's target features.
+        $(#[target_feature(enable = $features)])?
+        pub(crate) unsafe fn fill(dst: &mut [u8], value: u8) {
+            // SAFETY: the tier's features are enabled here, as the caller
+            // guarantees; the pointer and length are those of `dst`, which
+            // is writable.
+            unsafe { $crate::arch::fill::fill_with::<$splat, false>(dst.as_mut_ptr(), dst.len(), value) }
         }
-    }
+
+        /// The tier's kernel of `fastpath::fill_nontemporal`.
+        ///
+        /// # Safety
+        ///
+        /// The CPU must support the tier's target features.
+        $(#[target_feature(enable = $features)])?
+        pub(crate) unsafe fn fill_nontemporal(dst: &mut [u8], value: u8) {
+            // SAFETY: as in `fill`.
+            unsafe { $crate::arch::fill::fill_with::<$splat, true>(dst.as_mut_ptr(), dst.len(), value) }
+        }
+    };
 }
+pub(crate) use fill_kernels;
 
 /// Fills the `len <= 4 * V::BYTES` bytes at `ptr` with the byte in every
 /// lane of `v`, without a loop: the tier's path up to 64 bytes, then

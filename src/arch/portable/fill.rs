@@ -7,21 +7,9 @@
 //! targets without a hand-written tier, and a reference point in the bench;
 //! no measurement tuned it beyond the shared algorithm's.
 
-use crate::arch::fill::{Splat, fill_nontemporal_with, fill_with, splat_word};
+use crate::arch::fill::{Splat, fill_kernels, splat_word};
 
-/// Sets every byte of `dst` to `value`: the portable kernel.
-pub(crate) fn fill(dst: &mut [u8], value: u8) {
-    // SAFETY: `Words` needs no CPU feature; the pointer and length are those
-    // of `dst`, which is writable.
-    unsafe { fill_with::<Words>(dst.as_mut_ptr(), dst.len(), value) }
-}
-
-/// The portable kernel of `fastpath::fill_nontemporal`: ordinary stores,
-/// as portable Rust has no non-temporal store.
-pub(crate) fn fill_nontemporal(dst: &mut [u8], value: u8) {
-    // SAFETY: as in `fill`.
-    unsafe { fill_nontemporal_with::<Words>(dst.as_mut_ptr(), dst.len(), value) }
-}
+fill_kernels!(Words);
 
 /// Two 64-bit words holding one repeated byte: a 16-byte "vector".
 #[derive(Clone, Copy)]

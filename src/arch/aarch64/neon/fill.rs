@@ -22,30 +22,9 @@
 
 use core::arch::aarch64::*;
 
-use crate::arch::fill::{Splat, fill_nontemporal_with, fill_with};
+use crate::arch::fill::{Splat, fill_kernels};
 
-/// Sets every byte of `dst` to `value`: the NEON kernel.
-///
-/// # Safety
-///
-/// The CPU must support NEON.
-#[target_feature(enable = "neon")]
-pub(crate) unsafe fn fill(dst: &mut [u8], value: u8) {
-    // SAFETY: NEON is enabled here, as the caller guarantees; the pointer
-    // and length are those of `dst`, which is writable.
-    unsafe { fill_with::<NeonSplat>(dst.as_mut_ptr(), dst.len(), value) }
-}
-
-/// The NEON kernel of `fastpath::fill_nontemporal`: ordinary stores.
-///
-/// # Safety
-///
-/// The CPU must support NEON.
-#[target_feature(enable = "neon")]
-pub(crate) unsafe fn fill_nontemporal(dst: &mut [u8], value: u8) {
-    // SAFETY: as in `fill`.
-    unsafe { fill_nontemporal_with::<NeonSplat>(dst.as_mut_ptr(), dst.len(), value) }
-}
+fill_kernels!(NeonSplat, "neon");
 
 /// A NEON register with one byte in all 16 lanes.
 #[derive(Clone, Copy)]

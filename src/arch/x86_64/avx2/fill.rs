@@ -23,30 +23,9 @@
 
 use core::arch::x86_64::*;
 
-use crate::arch::fill::{Splat, fill_nontemporal_with, fill_with};
+use crate::arch::fill::{Splat, fill_kernels};
 
-/// Sets every byte of `dst` to `value`: the AVX2 kernel.
-///
-/// # Safety
-///
-/// The CPU must support AVX2.
-#[target_feature(enable = "avx2")]
-pub(crate) unsafe fn fill(dst: &mut [u8], value: u8) {
-    // SAFETY: AVX2 is enabled here, as the caller guarantees; the pointer
-    // and length are those of `dst`, which is writable.
-    unsafe { fill_with::<Avx2Splat>(dst.as_mut_ptr(), dst.len(), value) }
-}
-
-/// The AVX2 kernel of `fastpath::fill_nontemporal`.
-///
-/// # Safety
-///
-/// The CPU must support AVX2.
-#[target_feature(enable = "avx2")]
-pub(crate) unsafe fn fill_nontemporal(dst: &mut [u8], value: u8) {
-    // SAFETY: as in `fill`.
-    unsafe { fill_nontemporal_with::<Avx2Splat>(dst.as_mut_ptr(), dst.len(), value) }
-}
+fill_kernels!(Avx2Splat, "avx2");
 
 /// An AVX2 register with one byte in all 32 lanes.
 #[derive(Clone, Copy)]

@@ -71,30 +71,9 @@
 
 use core::arch::x86_64::*;
 
-use crate::arch::fill::{Splat, fill_nontemporal_with, fill_with};
+use crate::arch::fill::{Splat, fill_kernels};
 
-/// Sets every byte of `dst` to `value`: the AVX-512 kernel.
-///
-/// # Safety
-///
-/// The CPU must support AVX-512F and AVX-512BW.
-#[target_feature(enable = "avx512f,avx512bw")]
-pub(crate) unsafe fn fill(dst: &mut [u8], value: u8) {
-    // SAFETY: AVX-512F and BW are enabled here, as the caller guarantees;
-    // the pointer and length are those of `dst`, which is writable.
-    unsafe { fill_with::<Avx512Splat>(dst.as_mut_ptr(), dst.len(), value) }
-}
-
-/// The AVX-512 kernel of `fastpath::fill_nontemporal`.
-///
-/// # Safety
-///
-/// The CPU must support AVX-512F and AVX-512BW.
-#[target_feature(enable = "avx512f,avx512bw")]
-pub(crate) unsafe fn fill_nontemporal(dst: &mut [u8], value: u8) {
-    // SAFETY: as in `fill`.
-    unsafe { fill_nontemporal_with::<Avx512Splat>(dst.as_mut_ptr(), dst.len(), value) }
-}
+fill_kernels!(Avx512Splat, "avx512f,avx512bw");
 
 /// The smallest page size of x86_64: the unit within which masked-off bytes
 /// of a masked store are known to be mapped like the bytes stored.

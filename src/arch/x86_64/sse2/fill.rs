@@ -18,30 +18,9 @@
 
 use core::arch::x86_64::*;
 
-use crate::arch::fill::{Splat, fill_nontemporal_with, fill_with};
+use crate::arch::fill::{Splat, fill_kernels};
 
-/// Sets every byte of `dst` to `value`: the SSE2 kernel.
-///
-/// # Safety
-///
-/// The CPU must support SSE2.
-#[target_feature(enable = "sse2")]
-pub(crate) unsafe fn fill(dst: &mut [u8], value: u8) {
-    // SAFETY: SSE2 is enabled here, as the caller guarantees; the pointer
-    // and length are those of `dst`, which is writable.
-    unsafe { fill_with::<Sse2Splat>(dst.as_mut_ptr(), dst.len(), value) }
-}
-
-/// The SSE2 kernel of `fastpath::fill_nontemporal`.
-///
-/// # Safety
-///
-/// The CPU must support SSE2.
-#[target_feature(enable = "sse2")]
-pub(crate) unsafe fn fill_nontemporal(dst: &mut [u8], value: u8) {
-    // SAFETY: as in `fill`.
-    unsafe { fill_nontemporal_with::<Sse2Splat>(dst.as_mut_ptr(), dst.len(), value) }
-}
+fill_kernels!(Sse2Splat, "sse2");
 
 /// An SSE2 register with one byte in all 16 lanes.
 #[derive(Clone, Copy)]
