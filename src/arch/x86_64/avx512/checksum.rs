@@ -58,20 +58,19 @@ pub(super) fn add_line(acc: __m512i, line: __m512i) -> __m512i {
     _mm512_add_epi32(acc, _mm512_madd_epi16(signed, _mm512_set1_epi16(1)))
 }
 
-/// [`add_line`] with `vpdpwssd`, which multiplies, adds in pairs and
-/// accumulates in one instruction.
-#[inline]
-#[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
-fn add_line_vnni(acc: __m512i, line: __m512i) -> __m512i {
-    let signed = _mm512_xor_si512(line, _mm512_set1_epi16(i16::MIN));
-    _mm512_dpwssd_epi32(acc, signed, _mm512_set1_epi16(1))
-}
-
 /// How a kernel adds a line to an accumulator; the value proves that the
-/// CPU can.
-trait AddLine: Copy {
+/// CPU can. The checksum and the copy-and-checksum kernels are written once
+/// over it, for [`Avx512`] and [`Avx512Vnni`].
+pub(super) trait AddLine: Copy {
     /// Adds the 32 words of `line`, each less 32768, to the lanes of `acc`.
     fn add(self, acc: __m512i, line: __m512i) -> __m512i;
+
+    /// A vector of zeros.
+    #[inline(always)]
+    fn zero(self) -> __m512i {
+        // SAFETY: both implementations prove AVX-512F.
+        unsafe { _mm512_setzero_si512() }
+    }
 }
 
 impl AddLine for Avx512 {
@@ -89,6 +88,33 @@ impl AddLine for Avx512Vnni {
         // AVX512-VNNI.
         unsafe { add_line_vnni(acc, line) }
     }
+}
+
+/// [`add_line`] with `vpdpwssd`, which multiplies, adds in pairs and
+/// accumulates in one instruction. Inline assembly, because the intrinsic
+/// would need AVX512-VNNI enabled in every function it is inlined into, and
+/// the kernels' helpers serve both tables.
+///
+/// # Safety
+///
+/// The CPU must support AVX512-VNNI.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn add_line_vnni(acc: __m512i, line: __m512i) -> __m512i {
+    let signed = _mm512_xor_si512(line, _mm512_set1_epi16(i16::MIN));
+    let mut acc = acc;
+    // SAFETY: the instruction reads and writes only these registers, and
+    // the caller guarantees AVX512-VNNI.
+    unsafe {
+        core::arch::asm!(
+            "vpdpwssd {acc}, {signed}, {ones}",
+            acc = inout(zmm_reg) acc,
+            signed = in(zmm_reg) signed,
+            ones = in(zmm_reg) _mm512_set1_epi16(1),
+            options(pure, nomem, nostack, preserves_flags),
+        );
+    }
+    acc
 }
 
 /// The exact sum of the words behind `acc`, whose lanes hold the sums of

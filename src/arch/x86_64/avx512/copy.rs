@@ -33,7 +33,8 @@
 use core::arch::x86_64::*;
 use core::mem::MaybeUninit;
 
-use super::checksum::{add_line, reduce};
+use super::checksum::{AddLine, reduce};
+use super::{Avx512, Avx512Vnni};
 use crate::arch::scalar;
 use crate::arch::x86_64::vector;
 
@@ -45,8 +46,11 @@ use crate::arch::x86_64::vector;
 /// The CPU must support AVX-512F and AVX-512BW.
 #[target_feature(enable = "avx512f,avx512bw")]
 pub(crate) unsafe fn copy_checksum(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u16 {
-    // SAFETY: the caller guarantees the features; without VNNI.
-    !scalar::finish_native(unsafe { copy_sum_with::<false>(dst, src) })
+    // SAFETY: the caller guarantees the features of `Avx512`, and this
+    // function returns the checksum.
+    let adder = unsafe { Avx512::new_unchecked() };
+    // SAFETY: as above.
+    !scalar::finish_native(unsafe { copy_sum_with(adder, dst, src, copy_checksum) })
 }
 
 /// [`copy_checksum`] with `vpdpwssd`.
@@ -56,12 +60,15 @@ pub(crate) unsafe fn copy_checksum(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u
 /// The CPU must support AVX-512F, AVX-512BW and AVX512-VNNI.
 #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
 pub(crate) unsafe fn copy_checksum_vnni(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u16 {
-    // SAFETY: the caller guarantees the features, VNNI included.
-    !scalar::finish_native(unsafe { copy_sum_with::<true>(dst, src) })
+    // SAFETY: the caller guarantees the features of `Avx512Vnni`, and this
+    // function returns the checksum.
+    let adder = unsafe { Avx512Vnni::new_unchecked() };
+    // SAFETY: as above.
+    !scalar::finish_native(unsafe { copy_sum_with(adder, dst, src, copy_checksum_vnni) })
 }
 
-/// The kernel, returning the native-endian sum, not folded; with `VNNI`,
-/// summing with `vpdpwssd`.
+/// The kernel, adding lines with `adder`, returning the native-endian sum,
+/// not folded.
 ///
 /// Inputs longer than [`PIECE`] go through the kernel a piece at a time, out
 /// of line ([`vector::copy_sum_pieces`], as for SSE2 and AVX2), so that no
@@ -72,32 +79,31 @@ pub(crate) unsafe fn copy_checksum_vnni(dst: &mut [MaybeUninit<u8>], src: &[u8])
 ///
 /// # Safety
 ///
-/// The CPU must support AVX-512F and AVX-512BW, and with `VNNI`,
-/// AVX512-VNNI.
+/// The CPU must support AVX-512F and AVX-512BW, and `entry` must be the
+/// kernel's entry point for `adder`, which returns the checksum.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
-unsafe fn copy_sum_with<const VNNI: bool>(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u64 {
+unsafe fn copy_sum_with<A: AddLine>(
+    adder: A,
+    dst: &mut [MaybeUninit<u8>],
+    src: &[u8],
+    entry: unsafe fn(&mut [MaybeUninit<u8>], &[u8]) -> u16,
+) -> u64 {
     let len = src.len().min(dst.len());
     if len < 64 {
         return scalar::copy_sum_native(dst, src);
     }
     if len < ALIGNED_FROM {
         // SAFETY: the caller guarantees the features; `len >= 64`.
-        return unsafe { copy_sum_unaligned::<VNNI>(dst, src) };
+        return unsafe { copy_sum_unaligned(adder, dst, src) };
     }
     if len > PIECE {
-        let entry: unsafe fn(&mut [MaybeUninit<u8>], &[u8]) -> u16 = if VNNI {
-            copy_checksum_vnni
-        } else {
-            copy_checksum
-        };
-        // SAFETY: the caller guarantees the features, VNNI with `VNNI`, so
-        // `entry` runs on this CPU; it returns the checksum, and `PIECE` is
-        // even.
+        // SAFETY: `adder` proves the features of `entry`, which the caller
+        // guarantees returns the checksum; `PIECE` is even.
         return unsafe { vector::copy_sum_pieces(&mut dst[..len], &src[..len], PIECE, entry) };
     }
     // SAFETY: as above; `512 <= len <= PIECE`.
-    unsafe { copy_sum_aligned::<VNNI>(dst, src) }
+    unsafe { copy_sum_aligned(adder, dst, src) }
 }
 
 /// The longest input one call of [`copy_sum_aligned`] takes from
@@ -116,19 +122,18 @@ const ALIGNED_FROM: usize = 512;
 ///
 /// # Safety
 ///
-/// The CPU must support AVX-512F and AVX-512BW (and with `VNNI`,
-/// AVX512-VNNI), and `src` must be at least 64 bytes long.
+/// The CPU must support AVX-512F and AVX-512BW, and `src` must be at least
+/// 64 bytes long.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
-unsafe fn copy_sum_unaligned<const VNNI: bool>(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u64 {
+unsafe fn copy_sum_unaligned<A: AddLine>(adder: A, dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u64 {
     let len = src.len().min(dst.len());
     debug_assert!(len >= 64);
     let even = len & !1;
     let (from, to) = (src.as_ptr(), dst.as_mut_ptr().cast::<u8>());
-    // SAFETY: the caller guarantees VNNI with `VNNI`.
-    let mut sums = unsafe { Sums::<VNNI>::new() };
+    let mut sums = Sums::new(adder);
     // SAFETY: `even <= len`, the length of both slices.
-    let offset = unsafe { copy_lines::<VNNI, false>(&mut sums, from, to, 0, even) };
+    let offset = unsafe { copy_lines::<A, false>(&mut sums, from, to, 0, even) };
     let rest = even - offset;
     if rest > 0 {
         // SAFETY: `64 <= even <= len`: the 64 bytes that end at `even` are
@@ -169,12 +174,12 @@ unsafe fn copy_sum_unaligned<const VNNI: bool>(dst: &mut [MaybeUninit<u8>], src:
 ///
 /// # Safety
 ///
-/// The CPU must support AVX-512F and AVX-512BW (and with `VNNI`,
-/// AVX512-VNNI), and `src` must be 128 to `PIECE` bytes long (so that no
+/// The CPU must support AVX-512F and AVX-512BW, and `src` must be 128 to
+/// `PIECE` bytes long (so that no
 /// lane overflows).
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
-unsafe fn copy_sum_aligned<const VNNI: bool>(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u64 {
+unsafe fn copy_sum_aligned<A: AddLine>(adder: A, dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u64 {
     let len = src.len().min(dst.len());
     debug_assert!(len >= 128);
     let (from, to) = (src.as_ptr(), dst.as_mut_ptr().cast::<u8>());
@@ -190,8 +195,7 @@ unsafe fn copy_sum_aligned<const VNNI: bool>(dst: &mut [MaybeUninit<u8>], src: &
             v
         }
     };
-    // SAFETY: the caller guarantees VNNI with `VNNI`.
-    let mut sums = unsafe { Sums::<VNNI>::new() };
+    let mut sums = Sums::new(adder);
     // SAFETY: `len >= 128`: the first 64 bytes are inside both slices.
     let first = unsafe { copy_vector::<false>(from, to, 0) };
     if head > 0 {
@@ -201,7 +205,7 @@ unsafe fn copy_sum_aligned<const VNNI: bool>(dst: &mut [MaybeUninit<u8>], src: &
         ));
     }
     // SAFETY: `head < 64 < len`, and `to + head` is 64-byte aligned.
-    let offset = unsafe { copy_lines::<VNNI, true>(&mut sums, from, to, head, len) };
+    let offset = unsafe { copy_lines::<A, true>(&mut sums, from, to, head, len) };
     let rest = len - offset;
     if rest > 0 {
         let start = len - 64;
@@ -218,11 +222,10 @@ unsafe fn copy_sum_aligned<const VNNI: bool>(dst: &mut [MaybeUninit<u8>], src: &
     }
 }
 
-/// Four accumulators of [`add_line`] sums and the lines in them; the
+/// Four accumulators of lines added by `adder` and the lines in them; the
 /// callers add few enough lines that no lane overflows (see [`PIECE`]).
-/// With `VNNI`, the lines are added with `vpdpwssd`: a value of
-/// `Sums<true>` proves AVX512-VNNI.
-struct Sums<const VNNI: bool> {
+struct Sums<A: AddLine> {
+    adder: A,
     a0: __m512i,
     a1: __m512i,
     a2: __m512i,
@@ -230,17 +233,13 @@ struct Sums<const VNNI: bool> {
     lines: usize,
 }
 
-// The methods carry the kernel's target features, so they are safe to call
-// from it and inline into it.
-impl<const VNNI: bool> Sums<VNNI> {
-    /// # Safety
-    ///
-    /// With `VNNI`, the CPU must support AVX512-VNNI.
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512bw")]
-    unsafe fn new() -> Self {
-        let zero = _mm512_setzero_si512();
+impl<A: AddLine> Sums<A> {
+    /// Empty accumulators.
+    #[inline(always)]
+    fn new(adder: A) -> Self {
+        let zero = adder.zero();
         Sums {
+            adder,
             a0: zero,
             a1: zero,
             a2: zero,
@@ -250,37 +249,10 @@ impl<const VNNI: bool> Sums<VNNI> {
     }
 
     /// Adds one line (into the first accumulator).
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512bw")]
+    #[inline(always)]
     fn add(&mut self, line: __m512i) {
-        self.a0 = Self::add_line(self.a0, line);
+        self.a0 = self.adder.add(self.a0, line);
         self.lines += 1;
-    }
-
-    /// [`add_line`], or with `VNNI` the same with `vpdpwssd`, which
-    /// multiplies, adds in pairs and accumulates in one instruction. (Inline
-    /// assembly, because the intrinsic would need AVX512-VNNI enabled in
-    /// every function it is inlined into, and these serve both kernels.)
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512bw")]
-    fn add_line(acc: __m512i, line: __m512i) -> __m512i {
-        if !VNNI {
-            return add_line(acc, line);
-        }
-        let signed = _mm512_xor_si512(line, _mm512_set1_epi16(i16::MIN));
-        let mut acc = acc;
-        // SAFETY: the instruction reads and writes only these registers, and
-        // a `Sums<true>` exists only on a CPU with AVX512-VNNI (`new`).
-        unsafe {
-            core::arch::asm!(
-                "vpdpwssd {acc}, {signed}, {ones}",
-                acc = inout(zmm_reg) acc,
-                signed = in(zmm_reg) signed,
-                ones = in(zmm_reg) _mm512_set1_epi16(1),
-                options(pure, nomem, nostack, preserves_flags),
-            );
-        }
-        acc
     }
 
     /// The native-endian sum of every line added, not folded.
@@ -306,8 +278,8 @@ impl<const VNNI: bool> Sums<VNNI> {
 /// must be 64-byte aligned.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
-unsafe fn copy_lines<const VNNI: bool, const ALIGNED: bool>(
-    sums: &mut Sums<VNNI>,
+unsafe fn copy_lines<A: AddLine, const ALIGNED: bool>(
+    sums: &mut Sums<A>,
     from: *const u8,
     to: *mut u8,
     mut offset: usize,
@@ -319,27 +291,37 @@ unsafe fn copy_lines<const VNNI: bool, const ALIGNED: bool>(
     unsafe {
         let steps = (end - offset) / 256;
         for _ in 0..steps {
-            sums.a0 = Sums::<VNNI>::add_line(sums.a0, copy_vector::<ALIGNED>(from, to, offset));
-            sums.a1 =
-                Sums::<VNNI>::add_line(sums.a1, copy_vector::<ALIGNED>(from, to, offset + 64));
-            sums.a2 =
-                Sums::<VNNI>::add_line(sums.a2, copy_vector::<ALIGNED>(from, to, offset + 128));
-            sums.a3 =
-                Sums::<VNNI>::add_line(sums.a3, copy_vector::<ALIGNED>(from, to, offset + 192));
+            sums.a0 = sums
+                .adder
+                .add(sums.a0, copy_vector::<ALIGNED>(from, to, offset));
+            sums.a1 = sums
+                .adder
+                .add(sums.a1, copy_vector::<ALIGNED>(from, to, offset + 64));
+            sums.a2 = sums
+                .adder
+                .add(sums.a2, copy_vector::<ALIGNED>(from, to, offset + 128));
+            sums.a3 = sums
+                .adder
+                .add(sums.a3, copy_vector::<ALIGNED>(from, to, offset + 192));
             offset += 256;
         }
         sums.lines += 4 * steps;
         // Straight-line code for the last 0-3 whole vectors: as a loop, the
         // compiler turns their stores into a call to `memcpy`.
         if end - offset >= 128 {
-            sums.a1 = Sums::<VNNI>::add_line(sums.a1, copy_vector::<ALIGNED>(from, to, offset));
-            sums.a2 =
-                Sums::<VNNI>::add_line(sums.a2, copy_vector::<ALIGNED>(from, to, offset + 64));
+            sums.a1 = sums
+                .adder
+                .add(sums.a1, copy_vector::<ALIGNED>(from, to, offset));
+            sums.a2 = sums
+                .adder
+                .add(sums.a2, copy_vector::<ALIGNED>(from, to, offset + 64));
             offset += 128;
             sums.lines += 2;
         }
         if end - offset >= 64 {
-            sums.a3 = Sums::<VNNI>::add_line(sums.a3, copy_vector::<ALIGNED>(from, to, offset));
+            sums.a3 = sums
+                .adder
+                .add(sums.a3, copy_vector::<ALIGNED>(from, to, offset));
             offset += 64;
             sums.lines += 1;
         }
