@@ -3,7 +3,7 @@
 use std::hint::black_box;
 
 use super::blocks::Block;
-use super::primitive::{Implementation, Kernel, Primitive, implementation};
+use super::primitive::{Implementation, Kernel, Primitive, implementation, library};
 use super::{baselines, opaque};
 use crate::results::Kind;
 
@@ -18,30 +18,18 @@ pub const PRIMITIVE: Primitive = Primitive {
     compare_with: &[],
 };
 
-/// Every kernel table this CPU runs (`fastpath::arch::variants`: each tier,
-/// and the AVX-512 tier's two tables where the CPU has VNNI); the public
-/// entry point; then the baselines, the reference first.
+/// Every kernel table this CPU runs; the public entry point; then the
+/// baselines, the reference first.
 fn implementations() -> Vec<Implementation> {
-    let tiers = fastpath::arch::variants().map(|kernels| {
-        implementation(
-            kernels.name().to_owned(),
-            Kind::Tier,
-            Function::Table(kernels),
-        )
-    });
-    let dispatch = implementation(
-        format!("fastpath (dispatch: {})", fastpath::active_tier()),
-        Kind::Dispatch,
-        Function::Checksum(fastpath::checksum),
-    );
-    let baselines = baselines::ALL.iter().map(|&(name, checksum)| {
+    let mut all = library(Function::Table, Function::Checksum(fastpath::checksum));
+    all.extend(baselines::ALL.iter().map(|&(name, checksum)| {
         implementation(
             name.to_owned(),
             Kind::Baseline,
             Function::Checksum(checksum),
         )
-    });
-    tiers.chain([dispatch]).chain(baselines).collect()
+    }));
+    all
 }
 
 /// A checksum implementation behind a function pointer, so that every one of

@@ -5,7 +5,7 @@ use std::hint::black_box;
 use std::mem::MaybeUninit;
 
 use super::blocks::Block;
-use super::primitive::{Implementation, Kernel, Primitive, implementation};
+use super::primitive::{Implementation, Kernel, Primitive, implementation, library};
 use super::{DPDK_SIZES, opaque};
 use crate::results::Kind;
 
@@ -55,24 +55,12 @@ const TWO_PASS: &str = "copy_from_slice + checksum";
 /// The copy-only baseline's name.
 const COPY_ONLY: &str = "copy_from_slice";
 
-/// Every kernel table this CPU runs (`fastpath::arch::variants`: each tier,
-/// and the AVX-512 tier's two tables where the CPU has VNNI); the public
-/// entry point; then the baselines: a copy followed by fastpath's checksum
-/// (two passes over the data), and a copy alone.
+/// Every kernel table this CPU runs; the public entry point; then the
+/// baselines: a copy followed by fastpath's checksum (two passes over the
+/// data), and a copy alone.
 fn implementations() -> Vec<Implementation> {
-    let tiers = fastpath::arch::variants().map(|kernels| {
-        implementation(
-            kernels.name().to_owned(),
-            Kind::Tier,
-            Function::Table(kernels),
-        )
-    });
-    let dispatch = implementation(
-        format!("fastpath (dispatch: {})", fastpath::active_tier()),
-        Kind::Dispatch,
-        Function::Fused(fastpath::copy_checksum),
-    );
-    let baselines = [
+    let mut all = library(Function::Table, Function::Fused(fastpath::copy_checksum));
+    all.extend([
         implementation(
             TWO_PASS.to_owned(),
             Kind::Baseline,
@@ -83,8 +71,8 @@ fn implementations() -> Vec<Implementation> {
             Kind::Baseline,
             Function::CopyOnly(copy_only),
         ),
-    ];
-    tiers.chain([dispatch]).chain(baselines).collect()
+    ]);
+    all
 }
 
 /// `copy_from_slice` (glibc's `memcpy`) then `fastpath::checksum`.

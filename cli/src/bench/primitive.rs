@@ -3,6 +3,8 @@
 //! each of them, so that primitives with other signatures (copy, fill) fit
 //! the same harness.
 
+use fastpath::arch::Kernels;
+
 use super::blocks::Block;
 use crate::results::Kind;
 
@@ -39,6 +41,25 @@ pub fn implementation(name: String, kind: Kind, kernel: impl Kernel + 'static) -
         kind,
         kernel: Box::new(kernel),
     }
+}
+
+/// The implementations of the library that a primitive's list starts with:
+/// one per kernel table this CPU runs (`fastpath::arch::variants`: each
+/// tier, and the AVX-512 tier's two tables where the CPU has VNNI), running
+/// `table(kernels)`; then the public entry point, named after the active
+/// tier, running `entry_point`.
+pub fn library<K: Kernel + 'static>(
+    table: impl Fn(&'static Kernels) -> K,
+    entry_point: K,
+) -> Vec<Implementation> {
+    let tables = fastpath::arch::variants()
+        .map(|kernels| implementation(kernels.name().to_owned(), Kind::Tier, table(kernels)));
+    let dispatch = implementation(
+        format!("fastpath (dispatch: {})", fastpath::active_tier()),
+        Kind::Dispatch,
+        entry_point,
+    );
+    tables.chain([dispatch]).collect()
 }
 
 /// A type-erased implementation: checked once, then run in a timed loop.
