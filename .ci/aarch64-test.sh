@@ -32,19 +32,8 @@ CARGO=/usr/bin/cargo
 
 log() { printf '[aarch64-test] %s\n' "$*" >&2; }
 
-SETUP_ONLY=0
-if [[ "${1-}" == "--setup-only" ]]; then
-  SETUP_ONLY=1
-  shift
-fi
-
-SUDO=()
-if [[ "$(id -u)" != 0 ]]; then SUDO=(sudo); fi
-export DEBIAN_FRONTEND=noninteractive
-
-installed() {
-  [[ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null)" == installed ]]
-}
+# shellcheck source=.ci/debian.sh
+source "$(dirname "${BASH_SOURCE[0]}")/debian.sh"
 
 # ------------------------------------------------------------------ setup
 t0=$SECONDS
@@ -52,17 +41,10 @@ if ! dpkg --print-foreign-architectures | grep -qx arm64; then
   log "enabling the arm64 architecture in dpkg"
   "${SUDO[@]}" dpkg --add-architecture arm64
 fi
-missing=()
-for p in "${PACKAGES[@]}"; do installed "$p" || missing+=("$p"); done
-if ((${#missing[@]})); then
-  # libstd-rust-web-dev:arm64 brings libc6:arm64 and LLVM's arm64 libraries
-  # (about 260 MB to download). Being Multi-Arch: same, it may upgrade a few
-  # amd64 libraries to the version of their arm64 twins.
-  log "installing: ${missing[*]}"
-  "${SUDO[@]}" apt-get -o DPkg::Lock::Timeout=300 update -qq </dev/null
-  "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 \
-    install -y -qq --no-install-recommends "${PACKAGES[@]}" </dev/null >/dev/null
-fi
+# libstd-rust-web-dev:arm64 brings libc6:arm64 and LLVM's arm64 libraries
+# (about 260 MB to download). Being Multi-Arch: same, it may upgrade a few
+# amd64 libraries to the version of their arm64 twins.
+install_missing "${PACKAGES[@]}"
 for f in "$RUSTC" "$RUSTDOC" "$CARGO" /usr/bin/qemu-aarch64 /usr/bin/aarch64-linux-gnu-gcc; do
   [[ -x "$f" ]] || { log "missing $f after install"; exit 1; }
 done

@@ -59,30 +59,12 @@ CARGO=/usr/bin/cargo
 
 log() { printf '[no-std-targets] %s\n' "$*" >&2; }
 
-SETUP_ONLY=0
-if [[ "${1-}" == "--setup-only" ]]; then
-  SETUP_ONLY=1
-  shift
-fi
-
-SUDO=()
-if [[ "$(id -u)" != 0 ]]; then SUDO=(sudo); fi
-export DEBIAN_FRONTEND=noninteractive
-
-installed() {
-  [[ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null)" == installed ]]
-}
+# shellcheck source=.ci/debian.sh
+source "$(dirname "${BASH_SOURCE[0]}")/debian.sh"
 
 # ------------------------------------------------------------------ setup
 t0=$SECONDS
-missing=()
-for p in "${PACKAGES[@]}"; do installed "$p" || missing+=("$p"); done
-if ((${#missing[@]})); then
-  log "installing: ${missing[*]}"
-  "${SUDO[@]}" apt-get -o DPkg::Lock::Timeout=300 update -qq </dev/null
-  "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 \
-    install -y -qq --no-install-recommends "${PACKAGES[@]}" </dev/null >/dev/null
-fi
+install_missing "${PACKAGES[@]}"
 for f in "$RUSTC" "$CARGO"; do
   [[ -x "$f" ]] || { log "missing $f after install"; exit 1; }
 done

@@ -39,30 +39,12 @@ SYSROOT_LIBC=/usr/s390x-linux-gnu
 
 log() { printf '[s390x-test] %s\n' "$*" >&2; }
 
-SETUP_ONLY=0
-if [[ "${1-}" == "--setup-only" ]]; then
-  SETUP_ONLY=1
-  shift
-fi
-
-SUDO=()
-if [[ "$(id -u)" != 0 ]]; then SUDO=(sudo); fi
-export DEBIAN_FRONTEND=noninteractive
-
-installed() {
-  [[ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null)" == installed ]]
-}
+# shellcheck source=.ci/debian.sh
+source "$(dirname "${BASH_SOURCE[0]}")/debian.sh"
 
 # ------------------------------------------------------------------ setup
 t0=$SECONDS
-missing=()
-for p in "${PACKAGES[@]}"; do installed "$p" || missing+=("$p"); done
-if ((${#missing[@]})); then
-  log "installing: ${missing[*]}"
-  "${SUDO[@]}" apt-get -o DPkg::Lock::Timeout=300 update -qq </dev/null
-  "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 \
-    install -y -qq --no-install-recommends "${PACKAGES[@]}" </dev/null >/dev/null
-fi
+install_missing "${PACKAGES[@]}"
 for f in "$RUSTC" "$RUSTDOC" "$CARGO" /usr/bin/qemu-s390x /usr/bin/s390x-linux-gnu-gcc; do
   [[ -x "$f" ]] || { log "missing $f after install"; exit 1; }
 done
