@@ -1,12 +1,97 @@
-//! Fused copy-and-checksum: one pass that copies a buffer and returns its
-//! Internet checksum, as Linux's `csum_partial_copy` does.
+//! The copies: a packet copy with no cliffs ([`copy`], DPDK's
+//! `rte_memcpy`), and a fused copy-and-checksum, one pass that copies a
+//! buffer and returns its Internet checksum, as Linux's `csum_partial_copy`
+//! does.
 
 use core::fmt;
 use core::mem::MaybeUninit;
 
 use crate::Checksum;
+use crate::arch::memcpy::copy_short;
 use crate::arch::scalar;
 use crate::tier::dispatch;
+
+dispatch! {
+    /// Copies with the active tier's kernel.
+    fn copy_kernel(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> ();
+    kernel = copy;
+}
+
+/// Copies of up to this many bytes are inline: a few overlapping moves, no
+/// call.
+const COPY_INLINE_MAX: usize = 64;
+
+/// Copies `src` into `dst`: `dst.copy_from_slice(src)` with no call for
+/// short packets and no slow path for any length or alignment.
+///
+/// Up to 64 bytes the copy is inline: two or four overlapping moves, no
+/// call (a call into the C library's `memcpy` costs more than the moves at
+/// these lengths). Longer copies call the active tier's kernel, chosen once
+/// (see [`Tier`](crate::Tier)): vectors loaded unaligned and stored aligned
+/// to the destination. It never uses `rep movsb`, which some CPUs (AMD Zen
+/// 3) run many times slower when the destination is not aligned, as it is
+/// behind a 14-byte Ethernet header.
+///
+/// # Panics
+///
+/// If `dst` and `src` have different lengths, as
+/// [`copy_from_slice`](slice::copy_from_slice) does.
+///
+/// ```
+/// let payload = *b"a payload of any length";
+/// let mut packet = [0u8; 14 + 23];
+/// fastpath::copy(&mut packet[14..], &payload);
+/// assert_eq!(packet[14..], payload);
+/// ```
+#[inline(always)]
+pub fn copy(dst: &mut [u8], src: &[u8]) {
+    let len = src.len();
+    if len <= COPY_INLINE_MAX && dst.len() == len {
+        // SAFETY: `len <= 64` bytes are readable at `src` and writable at
+        // `dst`, which cannot overlap (one is borrowed mutably).
+        unsafe { copy_short(dst.as_mut_ptr(), src.as_ptr(), len) }
+    } else {
+        copy_dispatched(as_uninit_mut(dst), src);
+    }
+}
+
+/// Copies `src` into `dst`, memory that need not be initialized (a buffer
+/// from an allocator or a ring, which there is no point in zeroing first),
+/// and returns `dst`, now initialized: [`copy`] into uninitialized memory.
+///
+/// # Panics
+///
+/// If `dst` and `src` have different lengths.
+///
+/// ```
+/// use core::mem::MaybeUninit;
+///
+/// let mut ring = [MaybeUninit::<u8>::uninit(); 4];
+/// let packet = fastpath::copy_uninit(&mut ring, &[1, 2, 3, 4]);
+/// assert_eq!(packet, [1, 2, 3, 4]);
+/// ```
+#[inline(always)]
+pub fn copy_uninit<'d>(dst: &'d mut [MaybeUninit<u8>], src: &[u8]) -> &'d mut [u8] {
+    let len = src.len();
+    if len <= COPY_INLINE_MAX && dst.len() == len {
+        // SAFETY: as in `copy`.
+        unsafe { copy_short(dst.as_mut_ptr().cast(), src.as_ptr(), len) }
+    } else {
+        copy_dispatched(dst, src);
+    }
+    // SAFETY: every byte of `dst` was written (the lengths are equal, or
+    // `copy_dispatched` panicked).
+    unsafe { assume_init_mut(dst) }
+}
+
+/// [`copy`] of a long input, or of slices of different lengths, out of
+/// line: checks the lengths and jumps to the kernel.
+#[inline(never)]
+#[track_caller]
+fn copy_dispatched(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
+    assert_same_length(dst.len(), src.len());
+    copy_kernel(dst, src);
+}
 
 dispatch! {
     /// Copies and returns the checksum with the active tier's kernel.
@@ -235,7 +320,7 @@ pub(crate) fn as_uninit_mut(bytes: &mut [u8]) -> &mut [MaybeUninit<u8>] {
 ///
 /// Every byte of `bytes` must be initialized.
 #[inline]
-unsafe fn assume_init_mut(bytes: &mut [MaybeUninit<u8>]) -> &mut [u8] {
+pub(crate) unsafe fn assume_init_mut(bytes: &mut [MaybeUninit<u8>]) -> &mut [u8] {
     // SAFETY: the caller guarantees that the bytes are initialized, and
     // `MaybeUninit<u8>` has the layout of `u8`.
     unsafe { &mut *(bytes as *mut [MaybeUninit<u8>] as *mut [u8]) }

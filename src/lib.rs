@@ -53,7 +53,9 @@ pub mod reference;
 mod tier;
 
 pub use checksum::{Checksum, checksum, checksum_vectored};
-pub use copy::{LengthMismatch, copy_checksum, copy_checksum_uninit, try_copy_checksum};
+pub use copy::{
+    LengthMismatch, copy, copy_checksum, copy_checksum_uninit, copy_uninit, try_copy_checksum,
+};
 pub use fill::{fill, fill_nontemporal, zero};
 pub use tier::{ParseTierError, Tier, active_tier};
 

@@ -42,6 +42,7 @@ use crate::Tier;
 #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
 pub mod aarch64;
 pub(crate) mod fill;
+pub(crate) mod memcpy;
 #[cfg(any(
     all(target_arch = "x86_64", target_feature = "sse2"),
     all(target_arch = "aarch64", target_feature = "neon")
@@ -105,6 +106,9 @@ pub struct Kernels {
     /// [`fill`](Kernels::fill) with non-temporal stores for the aligned
     /// lines of a long fill, then a store fence.
     pub(crate) fill_nontemporal: unsafe fn(&mut [u8], u8),
+    /// Copies `min(dst.len(), src.len())` bytes of `src` into `dst`
+    /// (callers check that the lengths are equal).
+    pub(crate) copy: unsafe fn(&mut [MaybeUninit<u8>], &[u8]),
     /// The same functions behind safe pointers, for [`sum_kernel`] and its
     /// kin.
     plain: Plain,
@@ -265,6 +269,54 @@ impl Kernels {
     pub fn fill_nontemporal(&self, dst: &mut [u8], value: u8) {
         // SAFETY: as in `checksum`; the function takes any slice.
         unsafe { (self.fill_nontemporal)(dst, value) }
+    }
+}
+
+impl Kernels {
+    /// Copies `src` into `dst`: [`fastpath::copy`](crate::copy()) with this
+    /// table's kernel, at every length.
+    ///
+    /// # Panics
+    ///
+    /// If the two slices have different lengths, as
+    /// [`copy_from_slice`](slice::copy_from_slice) does.
+    ///
+    /// ```
+    /// let payload = [0xabu8; 1500];
+    /// for kernels in fastpath::arch::variants() {
+    ///     let mut packet = [0u8; 1500];
+    ///     kernels.copy(&mut packet, &payload);
+    ///     assert_eq!(packet, payload);
+    /// }
+    /// ```
+    #[inline]
+    pub fn copy(&self, dst: &mut [u8], src: &[u8]) {
+        self.copy_uninit(crate::copy::as_uninit_mut(dst), src);
+    }
+
+    /// Copies `src` into `dst`, memory that need not be initialized, and
+    /// returns `dst`, now initialized: [`fastpath::copy_uninit`](crate::copy_uninit)
+    /// with this table's kernel.
+    ///
+    /// # Panics
+    ///
+    /// If the two slices have different lengths.
+    ///
+    /// ```
+    /// use core::mem::MaybeUninit;
+    ///
+    /// for kernels in fastpath::arch::variants() {
+    ///     let mut ring = [MaybeUninit::<u8>::uninit(); 100];
+    ///     assert_eq!(kernels.copy_uninit(&mut ring, &[7; 100]), &[7; 100]);
+    /// }
+    /// ```
+    #[inline]
+    pub fn copy_uninit<'d>(&self, dst: &'d mut [MaybeUninit<u8>], src: &[u8]) -> &'d mut [u8] {
+        crate::copy::assert_same_length(dst.len(), src.len());
+        // SAFETY: as in `checksum`; the function takes any slices.
+        unsafe { (self.copy)(dst, src) };
+        // SAFETY: the kernel wrote every byte of `dst`, as long as `src`.
+        unsafe { crate::copy::assume_init_mut(dst) }
     }
 }
 

@@ -36,7 +36,9 @@ pub struct Args {
 }
 
 fn primitive_names() -> PossibleValuesParser {
-    PossibleValuesParser::new(PRIMITIVES.iter().map(|p| p.name))
+    let mut names: Vec<&str> = PRIMITIVES.iter().map(|p| p.command).collect();
+    names.dedup();
+    PossibleValuesParser::new(names)
 }
 
 fn parse_size(text: &str) -> Result<usize, String> {

@@ -9,6 +9,7 @@ use crate::results::Kind;
 
 pub const PRIMITIVE: Primitive = Primitive {
     name: "checksum",
+    command: "checksum",
     implementations,
     default_sizes: super::DPDK_SIZES,
     // The baselines with a 32-bit accumulator (DPDK's loop, smoltcp) are

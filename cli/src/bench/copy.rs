@@ -11,6 +11,7 @@ use crate::results::Kind;
 
 pub const PRIMITIVE: Primitive = Primitive {
     name: "copy",
+    command: "copy",
     implementations,
     default_sizes: SIZES,
     max_size: 1 << 30,

@@ -47,6 +47,7 @@ use crate::results::{Kind, Lengths};
 
 pub const PRIMITIVE: Primitive = Primitive {
     name: "fill",
+    command: "fill",
     implementations,
     default_sizes: SIZES,
     max_size: 1 << 30,

@@ -34,6 +34,7 @@ mod checksum;
 mod copy;
 mod fill;
 mod harness;
+mod memcpy;
 mod opaque;
 mod primitive;
 mod report;
@@ -53,11 +54,19 @@ use primitive::Primitive;
 use timer::Timer;
 
 /// Every primitive the bench knows, in the order `fastpath bench` runs them.
-const PRIMITIVES: &[Primitive] = &[checksum::PRIMITIVE, copy::PRIMITIVE, fill::PRIMITIVE];
+const PRIMITIVES: &[Primitive] = &[
+    checksum::PRIMITIVE,
+    copy::PRIMITIVE,
+    memcpy::PRIMITIVE,
+    fill::PRIMITIVE,
+];
 
 /// The primitives also measured on rows of random lengths at random offsets
 /// (without `--sizes`), by name: how the lengths are drawn and the largest.
-const RANDOM_ROWS: &[(&str, &[(Lengths, usize)])] = &[(fill::PRIMITIVE.name, fill::RANDOM_ROWS)];
+const RANDOM_ROWS: &[(&str, &[(Lengths, usize)])] = &[
+    (memcpy::PRIMITIVE.name, memcpy::RANDOM_ROWS),
+    (fill::PRIMITIVE.name, fill::RANDOM_ROWS),
+];
 
 /// DPDK's `cksum_perf_autotest` sizes: headers, an Ethernet MTU, a jumbo
 /// frame and a 64 KiB TSO/GRO super-packet, each even and odd.
@@ -68,7 +77,11 @@ pub fn run(args: &Args) -> Result<()> {
     let started = Instant::now();
     let primitives: Vec<&Primitive> = PRIMITIVES
         .iter()
-        .filter(|p| args.primitive.as_deref().is_none_or(|name| name == p.name))
+        .filter(|p| {
+            args.primitive
+                .as_deref()
+                .is_none_or(|name| name == p.command)
+        })
         .collect();
     let cases_of = |primitive: &Primitive| -> Result<Vec<Case>> {
         let sizes = if args.sizes.is_empty() {

@@ -10,8 +10,11 @@ use crate::results::Kind;
 
 /// A primitive of the library and how to bench it.
 pub struct Primitive {
-    /// Its name on the command line and in the output.
+    /// Its name in the output.
     pub name: &'static str,
+    /// The name that selects it on the command line (`fastpath bench
+    /// NAME`); primitives measured together share one.
+    pub command: &'static str,
     /// Every implementation to measure: the tiers available on this CPU, the
     /// library's entry point, then the baselines.
     pub implementations: fn() -> Vec<Implementation>,

@@ -4,6 +4,7 @@
 mod checksum;
 mod copy;
 pub(crate) mod fill;
+mod memcpy;
 
 /// The portable tier. Always available.
 ///
@@ -40,6 +41,7 @@ crate::arch::tier_type::tier_type! {
         copy_checksum: copy::copy_checksum,
         fill: fill::fill,
         fill_nontemporal: fill::fill_nontemporal,
+        copy: memcpy::copy,
     },
 }
 

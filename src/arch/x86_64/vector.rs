@@ -4,6 +4,7 @@
 use core::arch::x86_64::*;
 use core::mem::MaybeUninit;
 
+use crate::arch::memcpy::Chunk;
 use crate::arch::output::{CopyTo, Output, Store, SumOnly};
 use crate::arch::scalar;
 
@@ -66,6 +67,29 @@ impl Store for Sse2Vector {
     }
 }
 
+impl Chunk for Sse2Vector {
+    const BYTES: usize = 16;
+
+    #[inline(always)]
+    unsafe fn load(ptr: *const u8) -> Self {
+        // SAFETY: the caller guarantees SSE2 and 16 readable bytes.
+        Self(unsafe { _mm_loadu_si128(ptr.cast()) })
+    }
+
+    #[inline(always)]
+    unsafe fn store(self, ptr: *mut u8) {
+        // SAFETY: the caller guarantees SSE2 and 16 writable bytes.
+        unsafe { _mm_storeu_si128(ptr.cast(), self.0) }
+    }
+
+    #[inline(always)]
+    unsafe fn store_aligned(self, ptr: *mut u8) {
+        // SAFETY: the caller guarantees SSE2 and 16 writable bytes,
+        // aligned.
+        unsafe { _mm_store_si128(ptr.cast(), self.0) }
+    }
+}
+
 impl Vector for Sse2Vector {
     #[inline(always)]
     unsafe fn zero() -> Self {
@@ -123,6 +147,29 @@ impl Store for Avx2Vector {
     unsafe fn store_unaligned(self, ptr: *mut u8) {
         // SAFETY: the caller guarantees AVX2 and 32 writable bytes.
         unsafe { _mm256_storeu_si256(ptr.cast(), self.0) }
+    }
+}
+
+impl Chunk for Avx2Vector {
+    const BYTES: usize = 32;
+
+    #[inline(always)]
+    unsafe fn load(ptr: *const u8) -> Self {
+        // SAFETY: the caller guarantees AVX2 and 32 readable bytes.
+        Self(unsafe { _mm256_loadu_si256(ptr.cast()) })
+    }
+
+    #[inline(always)]
+    unsafe fn store(self, ptr: *mut u8) {
+        // SAFETY: the caller guarantees AVX2 and 32 writable bytes.
+        unsafe { _mm256_storeu_si256(ptr.cast(), self.0) }
+    }
+
+    #[inline(always)]
+    unsafe fn store_aligned(self, ptr: *mut u8) {
+        // SAFETY: the caller guarantees AVX2 and 32 writable bytes,
+        // aligned.
+        unsafe { _mm256_store_si256(ptr.cast(), self.0) }
     }
 }
 

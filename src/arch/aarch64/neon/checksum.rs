@@ -85,7 +85,7 @@ pub(crate) unsafe fn checksum(data: &[u8]) -> u16 {
 
 /// A NEON register of 16 bytes.
 #[derive(Clone, Copy)]
-struct NeonVector(uint8x16_t);
+pub(super) struct NeonVector(pub(super) uint8x16_t);
 
 impl Store for NeonVector {
     const BYTES: usize = 16;

@@ -9,6 +9,7 @@
 mod checksum;
 mod copy;
 pub(crate) mod fill;
+mod memcpy;
 
 crate::arch::tier_type::tier_type! {
     /// The AVX-512 tier. Holding a value proves that the CPU has AVX-512F
@@ -22,6 +23,7 @@ crate::arch::tier_type::tier_type! {
         copy_checksum: copy::copy_checksum,
         fill: fill::fill,
         fill_nontemporal: fill::fill_nontemporal,
+        copy: memcpy::copy,
     },
 }
 
@@ -44,5 +46,6 @@ crate::arch::tier_type::tier_type! {
         copy_checksum: copy::copy_checksum_vnni,
         fill: fill::fill,
         fill_nontemporal: fill::fill_nontemporal,
+        copy: memcpy::copy,
     },
 }

@@ -3,6 +3,7 @@
 mod checksum;
 mod copy;
 pub(crate) mod fill;
+mod memcpy;
 
 crate::arch::tier_type::tier_type! {
     /// The SSE2 tier. Holding a value proves that the CPU has SSE2.
@@ -14,5 +15,6 @@ crate::arch::tier_type::tier_type! {
         copy_checksum: copy::copy_checksum,
         fill: fill::fill,
         fill_nontemporal: fill::fill_nontemporal,
+        copy: memcpy::copy,
     },
 }

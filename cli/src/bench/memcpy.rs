@@ -1,0 +1,171 @@
+//! The plain copy, `fastpath::copy`, against `copy_from_slice` (glibc's
+//! `memcpy`): `fastpath bench copy` measures it after the fused
+//! copy-and-checksum, as the `memcpy` section.
+//!
+//! `fastpath::copy` is called as an application calls it, so its short path
+//! is inlined into the timing loop, as `copy_from_slice` is; each tier's
+//! kernel is called through its table. The Unaligned rows put the source at
+//! +1 and the destination at +14 from a 64-byte boundary (an IP header
+//! behind an Ethernet header). Random rows copy the next (offset, length) of
+//! a table drawn once, from the same offset of the source and the
+//! destination regions, as the fill bench does (see `fill.rs`).
+
+use std::hint::black_box;
+
+use fastpath::arch::Kernels;
+
+use super::blocks::Block;
+use super::opaque;
+use super::primitive::{Implementation, Kernel, Primitive, implementation, library};
+use crate::results::{Kind, Lengths};
+
+pub const PRIMITIVE: Primitive = Primitive {
+    name: "memcpy",
+    command: "copy",
+    implementations,
+    default_sizes: SIZES,
+    max_size: 1 << 30,
+    unaligned_dst_offset: 14,
+    compare_with: &[COPY_FROM_SLICE],
+};
+
+/// Short lengths on either side of the inline path's steps, packet sizes,
+/// pages, and sizes out of L2 (256 KiB), out of L3 (4 MiB) and out of every
+/// cache (64 MiB).
+const SIZES: &[usize] = &[
+    1,
+    8,
+    16,
+    32,
+    64,
+    100,
+    256,
+    1500,
+    2048,
+    4096,
+    9000,
+    16384,
+    65536,
+    262_144,
+    4 << 20,
+    64 << 20,
+];
+
+/// The random rows: lengths uniform up to a header, a small packet, an
+/// Ethernet MTU and a jumbo frame.
+pub const RANDOM_ROWS: &[(Lengths, usize)] = &[
+    (Lengths::Uniform, 64),
+    (Lengths::Uniform, 256),
+    (Lengths::Uniform, 1500),
+    (Lengths::Uniform, 9000),
+];
+
+/// The baseline's name.
+const COPY_FROM_SLICE: &str = "copy_from_slice";
+
+/// Calls of a random row that are checked before timing.
+const CHECKED_CALLS: usize = 4096;
+
+/// Every kernel table this CPU runs; the public entry point; then
+/// `copy_from_slice`.
+fn implementations() -> Vec<Implementation> {
+    let mut all = library(Function::Table, Function::Copy);
+    all.push(implementation(
+        COPY_FROM_SLICE.to_owned(),
+        Kind::Baseline,
+        Function::CopyFromSlice,
+    ));
+    all
+}
+
+/// A copy implementation.
+#[derive(Clone, Copy)]
+enum Function {
+    /// A kernel table's copy, through the table.
+    Table(&'static Kernels),
+    /// `fastpath::copy`, inlined.
+    Copy,
+    /// `copy_from_slice`: glibc's `memcpy`.
+    CopyFromSlice,
+}
+
+impl Function {
+    fn call(self, dst: &mut [u8], src: &[u8]) {
+        match self {
+            Function::Table(kernels) => kernels.copy(dst, src),
+            Function::Copy => fastpath::copy(dst, src),
+            Function::CopyFromSlice => dst.copy_from_slice(src),
+        }
+    }
+}
+
+impl Kernel for Function {
+    fn check(&self, block: &mut Block<'_>) -> Result<(), String> {
+        if block.calls.is_empty() {
+            block.dst.fill(!block.src.first().copied().unwrap_or(0));
+            self.call(block.dst, block.src);
+            return if block.dst == block.src {
+                Ok(())
+            } else {
+                Err("the destination differs from the source".to_owned())
+            };
+        }
+        // The first calls of the table; the destination region is set to
+        // the complement of the source first, so that a byte not copied
+        // shows.
+        for call in block.calls.iter().take(CHECKED_CALLS) {
+            let range = call.offset as usize..(call.offset + call.len) as usize;
+            for (d, s) in block.dst.iter_mut().zip(block.src) {
+                *d = !*s;
+            }
+            self.call(&mut block.dst[range.clone()], &block.src[range.clone()]);
+            for (i, (&d, &s)) in block.dst.iter().zip(block.src).enumerate() {
+                let expected = if range.contains(&i) { s } else { !s };
+                if d != expected {
+                    return Err(format!(
+                        "copying {} bytes at offset {}: byte {i} is {d:#04x}, expected \
+                         {expected:#04x}",
+                        call.len, call.offset
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn run(&self, block: &mut Block<'_>, iters: u64) {
+        // The match is outside the loop: each arm is its own tight loop.
+        match *self {
+            Function::Table(kernels) => {
+                let kernels = black_box(kernels);
+                repeat(block, iters, |dst, src| kernels.copy(dst, src));
+            }
+            Function::Copy => repeat(block, iters, fastpath::copy),
+            Function::CopyFromSlice => repeat(block, iters, |dst, src| dst.copy_from_slice(src)),
+        }
+    }
+}
+
+/// Calls `copy` `iters` times: on the block, or on the next calls of the
+/// block's table, from its start, cycling.
+#[inline(always)]
+fn repeat(block: &mut Block<'_>, iters: u64, mut copy: impl FnMut(&mut [u8], &[u8])) {
+    if block.calls.is_empty() {
+        for _ in 0..iters {
+            copy(opaque::slice_mut(block.dst), opaque::slice(block.src));
+        }
+        return;
+    }
+    let mut left = iters as usize;
+    while left > 0 {
+        let calls = &block.calls[..left.min(block.calls.len())];
+        for call in calls {
+            let range = call.offset as usize..(call.offset + call.len) as usize;
+            copy(
+                opaque::slice_mut(&mut block.dst[range.clone()]),
+                opaque::slice(&block.src[range]),
+            );
+        }
+        left -= calls.len();
+    }
+}

@@ -1,0 +1,240 @@
+//! The packet copy (memcpy), written once over each tier's vector.
+//!
+//! # Algorithm
+//!
+//! With `W` the width of the tier's vector and `len` the length:
+//!
+//! - `len <= 64`: [`copy_short`], which [`crate::copy()`] also inlines into
+//!   its callers: for 17-64 bytes two or four overlapping 16-byte moves, for
+//!   4-16 two overlapping 4- or 8-byte words, for 1-3 three single bytes.
+//!   Every load comes before its store and the buffers never overlap, so
+//!   the overlapping moves write some bytes twice with the same value.
+//! - `len <= 8W`: two, four or eight overlapping vectors, half from the
+//!   start and half ending at the end, with no loop.
+//! - longer: the first vector unaligned, then from the first `W`-aligned
+//!   address of the destination on, blocks of four vectors loaded unaligned
+//!   and stored aligned (a store never splits a cache line, a load may),
+//!   and the last four vectors unaligned, ending at the end.
+//!
+//! No `rep movsb`: where the destination is misaligned it is many times
+//! slower than the vector loop on some x86_64 CPUs (AMD Zen 3), which is
+//! the cliff this copy exists to avoid. Every load and store lies inside
+//! the two buffers.
+
+/// A vector register as a chunk of bytes to move: what the copy needs.
+///
+/// Implementations are `#[inline(always)]` and carry no `#[target_feature]`:
+/// they are inlined into the per-tier entry points, which enable the feature.
+pub(crate) trait Chunk: Copy {
+    /// The width of the vector in bytes: a power of two from 16 to 64.
+    const BYTES: usize;
+
+    /// Loads `Self::BYTES` bytes from `ptr`, which need not be aligned.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must support the vector's instruction set, and `ptr` must be
+    /// valid for reads of `Self::BYTES` bytes.
+    unsafe fn load(ptr: *const u8) -> Self;
+
+    /// Stores the vector at `ptr`, which need not be aligned.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must support the vector's instruction set, and `ptr` must be
+    /// valid for writes of `Self::BYTES` bytes.
+    unsafe fn store(self, ptr: *mut u8);
+
+    /// Stores the vector at `ptr`, aligned to `Self::BYTES`.
+    ///
+    /// # Safety
+    ///
+    /// As [`store`](Self::store), and `ptr` must be aligned to
+    /// `Self::BYTES`.
+    unsafe fn store_aligned(self, ptr: *mut u8);
+}
+
+/// Copies the `len <= 64` bytes at `src` to `dst` without a loop or a call.
+///
+/// # Safety
+///
+/// `len` must be at most 64, `src` valid for reads and `dst` for writes of
+/// `len` bytes, and the two must not overlap.
+#[inline(always)]
+pub(crate) unsafe fn copy_short(dst: *mut u8, src: *const u8, len: usize) {
+    debug_assert!(len <= 64);
+    /// Moves the `N` bytes at `offset`.
+    ///
+    /// # Safety
+    ///
+    /// `offset + N` must be at most `len`.
+    #[inline(always)]
+    unsafe fn move_at<const N: usize>(dst: *mut u8, src: *const u8, offset: usize) {
+        // SAFETY: the caller guarantees that the `N` bytes at `offset` are
+        // inside both buffers; neither access needs alignment.
+        unsafe {
+            let bytes = src.add(offset).cast::<[u8; N]>().read_unaligned();
+            dst.add(offset).cast::<[u8; N]>().write_unaligned(bytes);
+        }
+    }
+    // SAFETY: every move lies in `0..len`: for 17-64 bytes, 16 bytes at 0,
+    // `len - 16` and, from 33, at 16 and `len - 32`; for 8-16 and 4-7, a
+    // word at 0 and one that ends at `len`; for 1-3, the first, middle and
+    // last bytes.
+    unsafe {
+        if len > 16 {
+            move_at::<16>(dst, src, 0);
+            if len > 32 {
+                move_at::<16>(dst, src, 16);
+                move_at::<16>(dst, src, len - 32);
+            }
+            move_at::<16>(dst, src, len - 16);
+        } else if len >= 8 {
+            move_at::<8>(dst, src, 0);
+            move_at::<8>(dst, src, len - 8);
+        } else if len >= 4 {
+            move_at::<4>(dst, src, 0);
+            move_at::<4>(dst, src, len - 4);
+        } else if len > 0 {
+            move_at::<1>(dst, src, 0);
+            move_at::<1>(dst, src, len / 2);
+            move_at::<1>(dst, src, len - 1);
+        }
+    }
+}
+
+/// Copies the `len` bytes at `src` to `dst`: the whole algorithm.
+///
+/// # Safety
+///
+/// The CPU must support `V`'s instruction set, `src` must be valid for
+/// reads and `dst` for writes of `len` bytes, and the two must not overlap.
+#[inline(always)]
+pub(crate) unsafe fn copy_with<V: Chunk>(dst: *mut u8, src: *const u8, len: usize) {
+    let w = V::BYTES;
+    /// Moves the vector at `offset`, storing it aligned if `ALIGNED`.
+    ///
+    /// # Safety
+    ///
+    /// The `W` bytes at `offset` must be inside both buffers, and with
+    /// `ALIGNED` `dst + offset` aligned to `W`.
+    #[inline(always)]
+    unsafe fn move_at<V: Chunk, const ALIGNED: bool>(dst: *mut u8, src: *const u8, offset: usize) {
+        // SAFETY: the caller's guarantees.
+        unsafe {
+            let v = V::load(src.add(offset));
+            if ALIGNED {
+                v.store_aligned(dst.add(offset));
+            } else {
+                v.store(dst.add(offset));
+            }
+        }
+    }
+    // SAFETY: up to 64 bytes, `copy_short`'s conditions. Beyond, with
+    // `len > 64 >= w`: the vectors from the start and those that end at
+    // `len` are `k` each with `k * w <= len` (`len > k * w` by each branch's
+    // bound, halved), so they lie inside both buffers and, together, cover
+    // `0..len`. In the loop, `offset` starts at the first multiple of `w`
+    // after `dst` (in `1..=w` bytes, so the first vector covers what comes
+    // before it), and a block is stored only if it starts before
+    // `len - 4w`, so it ends before `len`; the last four vectors cover
+    // `len - 4w..len`, everything the blocks left.
+    unsafe {
+        if len <= 64 {
+            copy_short(dst, src, len);
+        } else if len <= 2 * w {
+            move_at::<V, false>(dst, src, 0);
+            move_at::<V, false>(dst, src, len - w);
+        } else if len <= 4 * w {
+            move_at::<V, false>(dst, src, 0);
+            move_at::<V, false>(dst, src, w);
+            move_at::<V, false>(dst, src, len - 2 * w);
+            move_at::<V, false>(dst, src, len - w);
+        } else if len <= 8 * w {
+            for i in 0..4 {
+                move_at::<V, false>(dst, src, i * w);
+            }
+            for i in 0..4 {
+                move_at::<V, false>(dst, src, len - (4 - i) * w);
+            }
+        } else {
+            move_at::<V, false>(dst, src, 0);
+            let mut offset = w - dst as usize % w;
+            while offset < len - 4 * w {
+                for i in 0..4 {
+                    move_at::<V, true>(dst, src, offset + i * w);
+                }
+                offset = opaque(offset + 4 * w);
+            }
+            for i in 0..4 {
+                move_at::<V, false>(dst, src, len - (4 - i) * w);
+            }
+        }
+    }
+}
+
+/// `x`, which the compiler can no longer follow: the loop's offset passes
+/// through it, so that the compiler cannot recognize the loop as a copy and
+/// replace it with a call to `memcpy`, the function this copy replaces (it
+/// did, for every tier).
+#[inline(always)]
+fn opaque(x: usize) -> usize {
+    #[cfg(any(
+        target_arch = "x86_64",
+        target_arch = "x86",
+        target_arch = "aarch64",
+        target_arch = "arm",
+        target_arch = "riscv64",
+        target_arch = "riscv32",
+        target_arch = "s390x",
+        target_arch = "powerpc64",
+        target_arch = "loongarch64"
+    ))]
+    {
+        let mut x = x;
+        // SAFETY: an empty template: the value stays in its register.
+        unsafe {
+            core::arch::asm!("/* {0} */", inout(reg) x, options(pure, nomem, nostack, preserves_flags));
+        }
+        x
+    }
+    #[cfg(not(any(
+        target_arch = "x86_64",
+        target_arch = "x86",
+        target_arch = "aarch64",
+        target_arch = "arm",
+        target_arch = "riscv64",
+        target_arch = "riscv32",
+        target_arch = "s390x",
+        target_arch = "powerpc64",
+        target_arch = "loongarch64"
+    )))]
+    {
+        core::hint::black_box(x)
+    }
+}
+
+/// Defines a tier's copy kernel, `copy`: the shared algorithm
+/// ([`copy_with`]) on the vector `$chunk`, in a function that enables the
+/// target features `$features` (none for the portable tier). A macro,
+/// because a generic function cannot enable target features that depend on
+/// its type parameter.
+macro_rules! copy_kernel {
+    ($chunk:ty $(, $features:literal)?) => {
+        /// Copies `src` into `dst`, `min(dst.len(), src.len())` bytes: the
+        /// tier's copy kernel.
+        ///
+        /// # Safety
+        ///
+        /// The CPU must support the tier's target features.
+        $(#[target_feature(enable = $features)])?
+        pub(crate) unsafe fn copy(dst: &mut [core::mem::MaybeUninit<u8>], src: &[u8]) {
+            let len = dst.len().min(src.len());
+            // SAFETY: the tier's features are enabled here, as the caller
+            // guarantees; the `len` bytes are inside both slices, which
+            // cannot overlap (one is borrowed mutably).
+            unsafe { $crate::arch::memcpy::copy_with::<$chunk>(dst.as_mut_ptr().cast(), src.as_ptr(), len) }
+        }
+    };
+}
+pub(crate) use copy_kernel;
