@@ -42,12 +42,12 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Info => info::run(),
+        Command::Info => info::run().map(|()| ExitCode::SUCCESS),
         Command::Bench(args) => bench::run(&args),
         Command::Pcap(command) => return pcap::run(&command),
     };
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => code,
         // `fastpath bench | head` closes the pipe early: not an error.
         Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {

@@ -211,3 +211,41 @@ fn bad_arguments_are_errors_not_panics() {
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
 }
+
+/// `--check` lists the rows where an entry point is slower than its
+/// baseline and exits with 1: non-temporal stores of 4 KiB, which wait for
+/// memory, are slower than glibc's `memset` on every CPU.
+#[test]
+fn bench_check_reports_slower_rows() {
+    let output = fastpath(
+        &["bench", "fill", "--check", "--sizes", "4096", "--reps", "3"],
+        None,
+    );
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(text.contains("bench --check: "), "{text}");
+    assert!(
+        text.lines()
+            .any(|line| line.contains("fastpath::fill_nontemporal") && line.contains("4096: ")),
+        "{text}"
+    );
+    assert!(
+        !text.lines().any(|line| line.starts_with("  fill: fastpath::fill ")),
+        "{text}"
+    );
+}
+
+/// `bench copy` measures the fused copy-and-checksum and the plain copy.
+#[test]
+fn bench_copy_measures_both_copies() {
+    let output = fastpath(
+        &["bench", "copy", "--json", "--sizes", "100", "--reps", "3"],
+        None,
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = stdout(&output);
+    for primitive in ["\"primitive\":\"copy\"", "\"primitive\":\"memcpy\""] {
+        assert!(text.contains(primitive), "{primitive} in {text}");
+    }
+    assert!(text.contains("\"impl\":\"copy_from_slice\""), "{text}");
+}

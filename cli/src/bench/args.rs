@@ -20,6 +20,12 @@ pub struct Args {
     #[arg(long)]
     pub json: bool,
 
+    /// After measuring, list every row where a fastpath entry point is
+    /// slower than its baseline beyond noise (below 0.97×, measured twice),
+    /// and exit with status 1 if there is one.
+    #[arg(long)]
+    pub check: bool,
+
     /// Also draw cycles/byte against block size (unaligned blocks) as SVG.
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,

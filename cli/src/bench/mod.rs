@@ -30,6 +30,7 @@
 mod args;
 mod baselines;
 mod blocks;
+mod check;
 mod checksum;
 mod copy;
 mod fill;
@@ -42,12 +43,13 @@ mod timer;
 
 use std::fs::File;
 use std::io::{self, Write};
+use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 
 use crate::plot;
-use crate::results::{Alignment, Case, Lengths};
+use crate::results::{Alignment, Case, Lengths, PrimitiveResults};
 pub use args::Args;
 use harness::{MEASURE_BUDGET, SAMPLE_TIME, Settings};
 use primitive::Primitive;
@@ -72,8 +74,10 @@ const RANDOM_ROWS: &[(&str, &[(Lengths, usize)])] = &[
 /// frame and a 64 KiB TSO/GRO super-packet, each even and odd.
 pub const DPDK_SIZES: &[usize] = &[20, 21, 100, 101, 1500, 1501, 9000, 9001, 65536, 65537];
 
-/// Measures the primitives that `args` selects and prints the results.
-pub fn run(args: &Args) -> Result<()> {
+/// Measures the primitives that `args` selects and prints the results;
+/// with `--check`, the exit status says whether every entry point kept up
+/// with its baseline.
+pub fn run(args: &Args) -> Result<ExitCode> {
     let started = Instant::now();
     let primitives: Vec<&Primitive> = PRIMITIVES
         .iter()
@@ -140,6 +144,7 @@ pub fn run(args: &Args) -> Result<()> {
 
     harness::warm_up();
     let mut all_results = Vec::new();
+    let mut failures = Vec::new();
     for primitive in primitives {
         let results =
             harness::measure_primitive(primitive, &cases_of(primitive)?, &timer, &settings)?;
@@ -151,6 +156,9 @@ pub fn run(args: &Args) -> Result<()> {
             report::summary(&mut out, &results, &timer)?;
         }
         out.flush()?;
+        if args.check {
+            failures.extend(recheck(primitive, &results, &timer, &settings)?);
+        }
         all_results.push(results);
     }
 
@@ -158,10 +166,35 @@ pub fn run(args: &Args) -> Result<()> {
         plot::write_svg(path, &all_results, timer.unit())?;
         writeln!(notes, "\nPlot written to {}", path.display())?;
     }
+    if args.check {
+        check::report(&mut notes, &failures)?;
+    }
     writeln!(
         notes,
         "\nfastpath bench took {:.1} s",
         started.elapsed().as_secs_f64()
     )?;
-    Ok(())
+    Ok(if failures.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// The rows of `results` where an entry point is slower than its baseline,
+/// each measured again with its primitive's implementations: those that
+/// fail the second time too.
+fn recheck(
+    primitive: &Primitive,
+    results: &PrimitiveResults,
+    timer: &Timer,
+    settings: &Settings,
+) -> Result<Vec<check::Failure>> {
+    let mut cases: Vec<Case> = check::failures(results).iter().map(|f| f.case).collect();
+    cases.dedup_by(|a, b| a.size == b.size && a.alignment == b.alignment);
+    if cases.is_empty() {
+        return Ok(Vec::new());
+    }
+    let again = harness::measure_primitive(primitive, &cases, timer, settings)?;
+    Ok(check::failures(&again))
 }
