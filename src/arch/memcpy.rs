@@ -5,8 +5,10 @@
 //! With `W` the width of the tier's vector and `len` the length:
 //!
 //! - `len <= 64`: [`copy_short`], which [`crate::copy()`] also inlines into
-//!   its callers: for 17-64 bytes two or four overlapping 16-byte moves, for
-//!   4-16 two overlapping 4- or 8-byte words, for 1-3 three single bytes.
+//!   its callers: for 17-64 bytes four overlapping 16-byte moves at computed
+//!   offsets, for 4-16 four overlapping 4-byte words likewise, for 1-3 three
+//!   single bytes: two branches in all, as the fill's short path (random
+//!   lengths mispredict every branch on the length).
 //!   Every load comes before its store and the buffers never overlap, so
 //!   the overlapping moves write some bytes twice with the same value.
 //! - `len <= 8W`: two, four or eight overlapping vectors, half from the
@@ -78,22 +80,22 @@ pub(crate) unsafe fn copy_short(dst: *mut u8, src: *const u8, len: usize) {
         }
     }
     // SAFETY: every move lies in `0..len`: for 17-64 bytes, 16 bytes at 0,
-    // `len - 16` and, from 33, at 16 and `len - 32`; for 8-16 and 4-7, a
-    // word at 0 and one that ends at `len`; for 1-3, the first, middle and
-    // last bytes.
+    // `d`, `len - 16 - d` and `len - 16`, with `d` 0 below 32 bytes and 16
+    // from 32, which cover `0..16` or `0..32` and as many bytes that end at
+    // `len`, so all of them; for 4-16, 4 bytes likewise with `d` 0 below 8,
+    // 4 from 8 and 8 at 16; for 1-3, the first, middle and last bytes.
     unsafe {
         if len > 16 {
+            let d = usize::from(len >= 32) * 16;
             move_at::<16>(dst, src, 0);
-            if len > 32 {
-                move_at::<16>(dst, src, 16);
-                move_at::<16>(dst, src, len - 32);
-            }
+            move_at::<16>(dst, src, d);
+            move_at::<16>(dst, src, len - 16 - d);
             move_at::<16>(dst, src, len - 16);
-        } else if len >= 8 {
-            move_at::<8>(dst, src, 0);
-            move_at::<8>(dst, src, len - 8);
         } else if len >= 4 {
+            let d = len / 8 * 4;
             move_at::<4>(dst, src, 0);
+            move_at::<4>(dst, src, d);
+            move_at::<4>(dst, src, len - 4 - d);
             move_at::<4>(dst, src, len - 4);
         } else if len > 0 {
             move_at::<1>(dst, src, 0);
