@@ -230,7 +230,9 @@ fn bench_check_reports_slower_rows() {
         "{text}"
     );
     assert!(
-        !text.lines().any(|line| line.starts_with("  fill: fastpath::fill ")),
+        !text
+            .lines()
+            .any(|line| line.starts_with("  fill: fastpath::fill ")),
         "{text}"
     );
 }
