@@ -85,18 +85,22 @@ pub fn zero(dst: &mut [u8]) {
     fill(dst, 0);
 }
 
-/// Sets every byte of `dst` to `value` with non-temporal stores: for a large
-/// buffer (many times the size of the caches) that will not be read soon.
+/// Sets every byte of `dst` to `value` with non-temporal stores where that
+/// pays: for a large buffer (larger than the caches) that will not be read
+/// soon.
 ///
 /// Non-temporal stores write whole cache lines to memory without first
 /// reading them into the caches, and without evicting the data the program
-/// works on. For a buffer that fits in the caches that is a loss: it is then
-/// 5-100× slower than [`fill`] (the store fence waits for memory), so this
-/// is opt-in, never chosen by `fill`. The unaligned first and last lines,
-/// and fills of up to eight vectors (128-512 bytes), use ordinary stores.
-/// (Measured on Zen 4 at 64 MiB, it runs at the speed of glibc's `memset`,
-/// whose `rep stosb` already streams buffers that large to memory: what it
-/// adds there is a guarantee, not speed.)
+/// works on. For a buffer that fits in the caches that is a loss, many
+/// times slower than [`fill`] (the store fence waits for memory). So a
+/// buffer shorter than [`Caches::nontemporal_threshold`](crate::Caches::nontemporal_threshold)
+/// (3/4 of one thread's share of the last-level cache, as glibc's
+/// `x86_non_temporal_threshold`; see [`caches`](crate::caches)) is filled
+/// by [`fill`]; a longer one by the active tier's non-temporal kernel,
+/// whose unaligned first and last lines are ordinary stores. (Measured on
+/// Zen 4, glibc's `memset` streams buffers of 64 MiB at the speed of
+/// non-temporal stores with `rep stosb`: what this adds there is the
+/// guarantee, not speed.)
 ///
 /// # Ordering
 ///
@@ -113,6 +117,13 @@ pub fn zero(dst: &mut [u8]) {
 /// fastpath::fill_nontemporal(&mut frame, 0);
 /// assert!(frame.iter().all(|&b| b == 0));
 /// ```
+// Always inlined, as `fill` is: below the threshold this is `fill`.
+#[inline(always)]
 pub fn fill_nontemporal(dst: &mut [u8], value: u8) {
-    fill_nontemporal_dispatched(dst, value);
+    // Short fills do not even read the threshold, which is never that low.
+    if dst.len() <= INLINE_MAX || dst.len() < crate::cache::nontemporal_threshold() {
+        fill(dst, value);
+    } else {
+        fill_nontemporal_dispatched(dst, value);
+    }
 }

@@ -45,6 +45,7 @@
 extern crate std;
 
 pub mod arch;
+mod cache;
 mod checksum;
 mod copy;
 mod fill;
@@ -52,6 +53,7 @@ pub mod packet;
 pub mod reference;
 mod tier;
 
+pub use cache::{Caches, caches};
 pub use checksum::{Checksum, checksum, checksum_vectored};
 pub use copy::{
     LengthMismatch, copy, copy_checksum, copy_checksum_uninit, copy_uninit, try_copy_checksum,

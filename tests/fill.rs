@@ -223,3 +223,29 @@ fn random_fills_match_slice_fill() {
         }
     }
 }
+
+/// `fill_nontemporal` switches from `fill` to the non-temporal kernel at
+/// its threshold: both sides fill every byte and nothing else.
+#[test]
+fn fill_nontemporal_around_its_threshold() {
+    let threshold = fastpath::caches().nontemporal_threshold();
+    assert!(threshold > 0);
+    let mut buf = vec![0x11u8; threshold + 130];
+    for len in [threshold - 1, threshold, threshold + 1, threshold + 65] {
+        for offset in [0, 1] {
+            buf.fill(0x11);
+            fastpath::fill_nontemporal(&mut buf[offset..offset + len], 0xee);
+            assert!(
+                buf[offset..offset + len].iter().all(|&b| b == 0xee),
+                "{len} at +{offset}"
+            );
+            assert!(
+                buf[..offset]
+                    .iter()
+                    .chain(&buf[offset + len..])
+                    .all(|&b| b == 0x11),
+                "{len} at +{offset}: a byte outside changed"
+            );
+        }
+    }
+}

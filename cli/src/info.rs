@@ -40,6 +40,31 @@ pub fn run() -> Result<()> {
         )?;
     }
 
+    let caches = fastpath::caches();
+    writeln!(
+        out,
+        "\nCaches ({}):",
+        if caches.detected {
+            "read from the CPU"
+        } else {
+            "assumed: the CPU did not report them"
+        }
+    )?;
+    writeln!(
+        out,
+        "  L1d {} KiB, L2 {} KiB, last level {} KiB shared by {} threads",
+        caches.l1d >> 10,
+        caches.l2 >> 10,
+        caches.last_level >> 10,
+        caches.last_level_threads
+    )?;
+    writeln!(
+        out,
+        "  fill_nontemporal: non-temporal stores from {} KiB (3/4 of one thread's share \
+         of the last level)",
+        caches.nontemporal_threshold() >> 10
+    )?;
+
     writeln!(out, "\nFASTPATH_TIER: {}", tier_override())?;
 
     // Every primitive dispatches through the same tier selection.

@@ -212,29 +212,32 @@ fn bad_arguments_are_errors_not_panics() {
     }
 }
 
-/// `--check` lists the rows where an entry point is slower than its
-/// baseline and exits with 1: non-temporal stores of 4 KiB, which wait for
-/// memory, are slower than glibc's `memset` on every CPU.
+/// `--check` ends with its verdict, and exits with 0 if every entry point
+/// kept up with its baseline, 1 with the list of rows where one did not
+/// (which rows depends on the CPU: the unit tests of `bench::check` cover
+/// the verdict itself).
 #[test]
-fn bench_check_reports_slower_rows() {
+fn bench_check_gives_a_verdict() {
     let output = fastpath(
-        &["bench", "fill", "--check", "--sizes", "4096", "--reps", "3"],
+        &[
+            "bench", "fill", "--check", "--sizes", "64,4096", "--reps", "3",
+        ],
         None,
     );
-    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
     let text = stdout(&output);
-    assert!(text.contains("bench --check: "), "{text}");
-    assert!(
-        text.lines()
-            .any(|line| line.contains("fastpath::fill_nontemporal") && line.contains("4096: ")),
-        "{text}"
-    );
-    assert!(
-        !text
-            .lines()
-            .any(|line| line.starts_with("  fill: fastpath::fill ")),
-        "{text}"
-    );
+    let verdict = text
+        .lines()
+        .find(|line| line.starts_with("bench --check: "))
+        .unwrap_or_else(|| panic!("no verdict in {text}"));
+    match output.status.code() {
+        Some(0) => assert!(verdict.contains("every fastpath entry point"), "{text}"),
+        Some(1) => assert!(
+            text.lines()
+                .any(|line| line.starts_with("  fill: fastpath::fill")),
+            "{text}"
+        ),
+        code => panic!("exit status {code:?}: {}", stderr(&output)),
+    }
 }
 
 /// `bench copy` measures the fused copy-and-checksum and the plain copy.

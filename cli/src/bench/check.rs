@@ -96,3 +96,83 @@ pub fn report(out: &mut impl Write, failures: &[Failure]) -> io::Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::Estimate;
+
+    fn results(
+        times: &[(&str, Kind, f64)],
+        compare_with: &'static [&'static str],
+    ) -> PrimitiveResults {
+        PrimitiveResults {
+            primitive: "fill",
+            compare_with,
+            implementations: times.iter().map(|&(n, k, _)| (n.to_owned(), k)).collect(),
+            cases: vec![Case {
+                alignment: Alignment::Unaligned,
+                size: 4096,
+            }],
+            estimates: vec![
+                times
+                    .iter()
+                    .map(|&(_, _, ticks_per_block)| Estimate {
+                        ticks_per_block,
+                        reps: 9,
+                    })
+                    .collect(),
+            ],
+        }
+    }
+
+    #[test]
+    fn slower_entry_points_fail_against_the_named_baseline() {
+        let results = results(
+            &[
+                ("avx2", Kind::Tier, 500.0),
+                ("fastpath::fill", Kind::Dispatch, 100.0),
+                ("fastpath::fill_nontemporal", Kind::Dispatch, 104.0),
+                ("faster other", Kind::Baseline, 50.0),
+                ("memset", Kind::Baseline, 100.0),
+            ],
+            &["memset"],
+        );
+        let failures = failures(&results);
+        // Tiers are not judged; 100 / 104 is below the floor, 100 / 100 not.
+        assert_eq!(failures.len(), 1);
+        assert_eq!(failures[0].implementation, "fastpath::fill_nontemporal");
+        assert_eq!(failures[0].baseline, "memset");
+        let mut text = Vec::new();
+        report(&mut text, &failures).unwrap();
+        let text = String::from_utf8(text).unwrap();
+        assert!(text.contains("1 rows"), "{text}");
+        assert!(
+            text.contains("fill: fastpath::fill_nontemporal, Unaligned 4096: 0.96× memset"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn without_a_named_baseline_the_fastest_one_counts() {
+        let results = results(
+            &[
+                ("fastpath", Kind::Dispatch, 100.0),
+                ("slow", Kind::Baseline, 300.0),
+                ("fast", Kind::Baseline, 98.0),
+            ],
+            &[],
+        );
+        assert!(failures(&results).is_empty());
+        let results = self::results(
+            &[
+                ("fastpath", Kind::Dispatch, 100.0),
+                ("fast", Kind::Baseline, 90.0),
+            ],
+            &[],
+        );
+        let failures = failures(&results);
+        assert_eq!(failures.len(), 1);
+        assert_eq!(failures[0].baseline, "fast");
+    }
+}
