@@ -128,22 +128,9 @@ fn guard_pages() {
                 let cases: [(bool, bool); 4] =
                     [(false, false), (false, true), (true, false), (true, true)];
                 for (src_after, dst_after) in cases {
-                    let src = if src_after {
-                        src_page.after_guard(len, gap)
-                    } else {
-                        src_page.before_guard(len, gap)
-                    }
-                    .to_vec();
-                    let src_slice = if src_after {
-                        src_page.after_guard(len, gap)
-                    } else {
-                        src_page.before_guard(len, gap)
-                    };
-                    let dst = if dst_after {
-                        dst_page.after_guard(len, gap)
-                    } else {
-                        dst_page.before_guard(len, gap)
-                    };
+                    let src = src_page.next_to_guard(src_after, len, gap).to_vec();
+                    let src_slice = src_page.next_to_guard(src_after, len, gap);
+                    let dst = dst_page.next_to_guard(dst_after, len, gap);
                     let sum = kernel(uninit(dst), src_slice);
                     assert_eq!(
                         sum,

@@ -121,16 +121,8 @@ fn guard_pages() {
                 for (src_after, dst_after) in
                     [(false, false), (false, true), (true, false), (true, true)]
                 {
-                    let src = if src_after {
-                        src_page.after_guard(len, gap)
-                    } else {
-                        src_page.before_guard(len, gap)
-                    };
-                    let dst = if dst_after {
-                        dst_page.after_guard(len, gap)
-                    } else {
-                        dst_page.before_guard(len, gap)
-                    };
+                    let src = src_page.next_to_guard(src_after, len, gap);
+                    let dst = dst_page.next_to_guard(dst_after, len, gap);
                     copy(uninit(dst), src);
                     assert_eq!(dst, src, "{name}: {len} bytes, gap {gap}");
                 }

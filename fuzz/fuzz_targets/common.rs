@@ -56,6 +56,14 @@ impl Placed {
     }
 }
 
+/// Views bytes as possibly uninitialized ones, for the copies into
+/// uninitialized memory, which only write initialized bytes.
+pub fn uninit(bytes: &mut [u8]) -> &mut [core::mem::MaybeUninit<u8>] {
+    // SAFETY: `MaybeUninit<u8>` has the layout of `u8`, and the copies
+    // store only bytes read from a `&[u8]`.
+    unsafe { &mut *(bytes as *mut [u8] as *mut [core::mem::MaybeUninit<u8>]) }
+}
+
 /// `a + b` in ones' complement arithmetic, computed by the reference: the
 /// sum of the two values as big-endian words.
 pub fn reference_add(a: u16, b: u16) -> u16 {

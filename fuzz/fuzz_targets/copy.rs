@@ -7,9 +7,7 @@
 
 mod common;
 
-use core::mem::MaybeUninit;
-
-use common::{Pattern, Placed, bytes};
+use common::{Pattern, Placed, bytes, uninit};
 use libfuzzer_sys::arbitrary::{self, Arbitrary};
 use libfuzzer_sys::fuzz_target;
 
@@ -24,12 +22,6 @@ struct Input {
     len: u16,
     pattern: Pattern,
     seed: Vec<u8>,
-}
-
-/// Views bytes as possibly uninitialized ones.
-fn uninit(bytes: &mut [u8]) -> &mut [MaybeUninit<u8>] {
-    // SAFETY: same layout; the copies only write initialized bytes.
-    unsafe { &mut *(bytes as *mut [u8] as *mut [MaybeUninit<u8>]) }
 }
 
 fuzz_target!(|input: Input| {

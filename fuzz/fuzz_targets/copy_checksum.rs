@@ -8,7 +8,7 @@ mod common;
 
 use core::mem::MaybeUninit;
 
-use common::{Pattern, Placed, bytes};
+use common::{Pattern, Placed, bytes, uninit};
 use fastpath::{Checksum, reference};
 use libfuzzer_sys::arbitrary::{self, Arbitrary};
 use libfuzzer_sys::fuzz_target;
@@ -28,12 +28,6 @@ struct Input {
     splits: Vec<u16>,
     /// A destination this much longer or shorter, for `try_copy_checksum`.
     mismatch: i8,
-}
-
-/// Views bytes as possibly uninitialized ones.
-fn uninit(bytes: &mut [u8]) -> &mut [MaybeUninit<u8>] {
-    // SAFETY: same layout; the kernels only write initialized bytes.
-    unsafe { &mut *(bytes as *mut [u8] as *mut [MaybeUninit<u8>]) }
 }
 
 fuzz_target!(|input: Input| {

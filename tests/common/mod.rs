@@ -139,6 +139,16 @@ impl GuardedPage {
     pub fn after_guard(&mut self, len: usize, gap: usize) -> &mut [u8] {
         &mut self.page_mut()[gap..gap + len]
     }
+
+    /// [`after_guard`](Self::after_guard) if `after`, otherwise
+    /// [`before_guard`](Self::before_guard).
+    pub fn next_to_guard(&mut self, after: bool, len: usize, gap: usize) -> &mut [u8] {
+        if after {
+            self.after_guard(len, gap)
+        } else {
+            self.before_guard(len, gap)
+        }
+    }
 }
 
 #[cfg(unix)]
