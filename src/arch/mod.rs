@@ -270,9 +270,7 @@ impl Kernels {
         // SAFETY: as in `checksum`; the function takes any slice.
         unsafe { (self.fill_nontemporal)(dst, value) }
     }
-}
 
-impl Kernels {
     /// Copies `src` into `dst`: [`fastpath::copy`](crate::copy()) with this
     /// table's kernel, at every length.
     ///
