@@ -19,6 +19,10 @@
 /// for the portable tier, plain ones): `checksum` returns the checksum (the
 /// complement of the folded sum), `copy_checksum` copies
 /// `min(dst.len(), src.len())` bytes and returns the checksum of `src`.
+/// `kernels: standard` names them by the tier modules' convention, one file
+/// per primitive: `checksum::checksum`, `copy::copy_checksum`, `fill::fill`,
+/// `fill::fill_nontemporal`, `memcpy::copy`; a table that differs (the
+/// AVX-512 tier's VNNI table) lists its own.
 macro_rules! tier_type {
     (
         $(#[$attr:meta])*
@@ -109,6 +113,26 @@ macro_rules! tier_type {
             is_available: $name::is_available,
             enabled: $compile_time,
             kernels: $kernels,
+        }
+    };
+
+    (
+        @kernels $name:ident: $tier:expr, $table:literal,
+        is_available: $is_available:expr,
+        enabled: $enabled:expr,
+        kernels: standard $(,)?
+    ) => {
+        $crate::arch::tier_type::tier_type! {
+            @kernels $name: $tier, $table,
+            is_available: $is_available,
+            enabled: $enabled,
+            kernels: {
+                checksum: checksum::checksum,
+                copy_checksum: copy::copy_checksum,
+                fill: fill::fill,
+                fill_nontemporal: fill::fill_nontemporal,
+                copy: memcpy::copy,
+            },
         }
     };
 

@@ -36,13 +36,7 @@ crate::arch::tier_type::tier_type! {
     @kernels Portable: crate::Tier::Portable, "portable",
     is_available: || true,
     enabled: true,
-    kernels: {
-        checksum: checksum::checksum,
-        copy_checksum: copy::copy_checksum,
-        fill: fill::fill,
-        fill_nontemporal: fill::fill_nontemporal,
-        copy: memcpy::copy,
-    },
+    kernels: standard,
 }
 
 /// The tables and inline paths of a target with no vector tier: none beside

@@ -10,11 +10,5 @@ crate::arch::tier_type::tier_type! {
     Neon: crate::Tier::Neon, "neon",
     runtime: std::arch::is_aarch64_feature_detected!("neon"),
     compile_time: cfg!(target_feature = "neon"),
-    kernels: {
-        checksum: checksum::checksum,
-        copy_checksum: copy::copy_checksum,
-        fill: fill::fill,
-        fill_nontemporal: fill::fill_nontemporal,
-        copy: memcpy::copy,
-    },
+    kernels: standard,
 }

@@ -10,11 +10,5 @@ crate::arch::tier_type::tier_type! {
     Avx2: crate::Tier::Avx2, "avx2",
     runtime: std::is_x86_feature_detected!("avx2"),
     compile_time: cfg!(target_feature = "avx2"),
-    kernels: {
-        checksum: checksum::checksum,
-        copy_checksum: copy::copy_checksum,
-        fill: fill::fill,
-        fill_nontemporal: fill::fill_nontemporal,
-        copy: memcpy::copy,
-    },
+    kernels: standard,
 }

@@ -18,13 +18,7 @@ crate::arch::tier_type::tier_type! {
     runtime: std::is_x86_feature_detected!("avx512f")
         && std::is_x86_feature_detected!("avx512bw"),
     compile_time: cfg!(all(target_feature = "avx512f", target_feature = "avx512bw")),
-    kernels: {
-        checksum: checksum::checksum,
-        copy_checksum: copy::copy_checksum,
-        fill: fill::fill,
-        fill_nontemporal: fill::fill_nontemporal,
-        copy: memcpy::copy,
-    },
+    kernels: standard,
 }
 
 crate::arch::tier_type::tier_type! {

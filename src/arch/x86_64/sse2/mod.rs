@@ -10,11 +10,5 @@ crate::arch::tier_type::tier_type! {
     Sse2: crate::Tier::Sse2, "sse2",
     runtime: std::is_x86_feature_detected!("sse2"),
     compile_time: cfg!(target_feature = "sse2"),
-    kernels: {
-        checksum: checksum::checksum,
-        copy_checksum: copy::copy_checksum,
-        fill: fill::fill,
-        fill_nontemporal: fill::fill_nontemporal,
-        copy: memcpy::copy,
-    },
+    kernels: standard,
 }
