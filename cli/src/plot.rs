@@ -1,5 +1,11 @@
 //! `fastpath bench --plot`: cycles per byte against block size, log-log, one
-//! line per implementation, unaligned blocks, one chart per primitive.
+//! line per implementation and one for the bound, unaligned blocks, one
+//! chart per primitive.
+//!
+//! A primitive measured at several misaligned placements (the plain copy's
+//! `src+S dst+D` rows) is drawn at the first of them, which its caption
+//! names: one line per implementation keeps the chart readable, and the
+//! tables hold the others.
 
 use std::path::Path;
 
@@ -13,7 +19,7 @@ pub fn write_svg(path: &Path, results: &[PrimitiveResults], unit: &str) -> Resul
 }
 
 /// Distinct colors that read on white (Tableau 10 and a few more); the
-/// dispatching entry point is drawn in black.
+/// dispatching entry point is drawn in black, the bound in dashed black.
 const PALETTE: [RGBColor; 12] = [
     RGBColor(0x4e, 0x79, 0xa7),
     RGBColor(0xf2, 0x8e, 0x2b),
@@ -49,8 +55,8 @@ fn draw(path: &Path, results: &[PrimitiveResults], unit: &str) -> Result<()> {
 
 type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
 
-/// One implementation's line: (block size, ticks per byte) of the unaligned
-/// rows.
+/// One implementation's line: (block size, ticks per byte) of the rows at
+/// the drawn placement.
 struct Series<'a> {
     name: &'a str,
     kind: Kind,
@@ -81,10 +87,20 @@ fn style(index: usize, kind: Kind) -> Style {
             width: 2,
             dashed: true,
         },
+        Kind::Bound => Style {
+            color: BLACK,
+            width: 2,
+            dashed: true,
+        },
     }
 }
 
 fn chart(area: &Area<'_>, results: &PrimitiveResults, unit: &str) -> Result<()> {
+    let drawn = results
+        .cases
+        .iter()
+        .map(|case| case.alignment)
+        .find(|alignment| alignment.is_unaligned());
     let series: Vec<Series<'_>> = results
         .implementations
         .iter()
@@ -94,7 +110,7 @@ fn chart(area: &Area<'_>, results: &PrimitiveResults, unit: &str) -> Result<()> 
                 .cases
                 .iter()
                 .zip(&results.estimates)
-                .filter(|(case, _)| case.alignment == Alignment::Unaligned)
+                .filter(|(case, _)| Some(case.alignment) == drawn)
                 .map(|(case, estimates)| {
                     let size = case.size as f64;
                     (size, estimates[index].ticks_per_block / size)
@@ -115,8 +131,13 @@ fn chart(area: &Area<'_>, results: &PrimitiveResults, unit: &str) -> Result<()> 
     let mut chart = ChartBuilder::on(&plot_area)
         .caption(
             format!(
-                "fastpath bench {}: {unit} per byte, unaligned blocks (lower is faster)",
-                results.primitive
+                "fastpath bench {}: {unit} per byte, {} (lower is faster)",
+                results.primitive,
+                match drawn {
+                    Some(alignment @ Alignment::Offsets { .. }) =>
+                        format!("blocks at {}", alignment.label()),
+                    _ => "unaligned blocks".to_owned(),
+                }
             ),
             ("sans-serif", 22),
         )

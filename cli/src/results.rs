@@ -11,6 +11,10 @@ pub enum Kind {
     Dispatch,
     /// Another project's implementation, or the reference.
     Baseline,
+    /// What the hardware allows with the active tier's vectors: a loop that
+    /// only moves the bytes the primitive reads and writes, which every
+    /// other implementation is measured against (its efficiency).
+    Bound,
 }
 
 impl Kind {
@@ -19,6 +23,7 @@ impl Kind {
             Kind::Tier => "tier",
             Kind::Dispatch => "dispatch",
             Kind::Baseline => "baseline",
+            Kind::Bound => "bound",
         }
     }
 }
@@ -32,36 +37,53 @@ pub enum Lengths {
     LogUniform,
 }
 
-/// Where a block starts relative to a 64-byte boundary.
+/// Where a block starts relative to a 64-byte boundary (every offset below
+/// 64).
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Alignment {
+    /// The source and the destination 64-byte aligned.
     Aligned,
-    Unaligned,
+    /// The source at +1 from a 64-byte boundary, the destination at `+dst`;
+    /// named by the source's alone.
+    Unaligned { dst: u8 },
+    /// The source at `+src` and the destination at `+dst` from a 64-byte
+    /// boundary, not both 0 (that row is [`Aligned`](Alignment::Aligned)),
+    /// named by both: for the copy, where either may be the misaligned one.
+    Offsets { src: u8, dst: u8 },
     /// Random calls: offsets and lengths from a table (the bench's
     /// `Block::calls`).
     Random(Lengths),
 }
 
 impl Alignment {
-    /// The alignments of the rows of fixed block sizes.
-    pub const BOTH: [Alignment; 2] = [Alignment::Aligned, Alignment::Unaligned];
-
-    pub fn label(self) -> &'static str {
+    pub fn label(self) -> String {
         match self {
-            Alignment::Aligned => "Aligned",
-            Alignment::Unaligned => "Unaligned",
-            Alignment::Random(Lengths::Uniform) => "Random uniform 0..=size",
-            Alignment::Random(Lengths::LogUniform) => "Random log-uniform 1..=size",
+            Alignment::Aligned => "Aligned".to_owned(),
+            Alignment::Unaligned { .. } => "Unaligned".to_owned(),
+            Alignment::Offsets { src, dst } => format!("src+{src} dst+{dst}"),
+            Alignment::Random(Lengths::Uniform) => "Random uniform 0..=size".to_owned(),
+            Alignment::Random(Lengths::LogUniform) => "Random log-uniform 1..=size".to_owned(),
         }
     }
 
-    pub fn json_name(self) -> &'static str {
+    pub fn json_name(self) -> String {
         match self {
-            Alignment::Aligned => "aligned",
-            Alignment::Unaligned => "unaligned",
-            Alignment::Random(Lengths::Uniform) => "random-uniform",
-            Alignment::Random(Lengths::LogUniform) => "random-log-uniform",
+            Alignment::Aligned => "aligned".to_owned(),
+            Alignment::Unaligned { .. } => "unaligned".to_owned(),
+            Alignment::Offsets { src, dst } => format!("src{src}-dst{dst}"),
+            Alignment::Random(Lengths::Uniform) => "random-uniform".to_owned(),
+            Alignment::Random(Lengths::LogUniform) => "random-log-uniform".to_owned(),
         }
+    }
+
+    /// Whether the row's blocks are fixed and start off a 64-byte boundary,
+    /// the source's or the destination's: the rows the summary shows beside
+    /// the random ones, and among which the plot draws one placement.
+    pub fn is_unaligned(self) -> bool {
+        matches!(
+            self,
+            Alignment::Unaligned { .. } | Alignment::Offsets { .. }
+        )
     }
 }
 
@@ -77,21 +99,25 @@ impl Case {
     /// their lengths' distribution.
     pub fn mean_size(&self) -> f64 {
         match self.alignment {
-            Alignment::Aligned | Alignment::Unaligned => self.size as f64,
             Alignment::Random(Lengths::Uniform) => self.size as f64 / 2.0,
             Alignment::Random(Lengths::LogUniform) => {
                 self.size as f64 / ((self.size + 1) as f64).ln()
             }
+            Alignment::Aligned | Alignment::Unaligned { .. } | Alignment::Offsets { .. } => {
+                self.size as f64
+            }
         }
     }
 
-    /// The row's block size, as the summary names it: the size, or for
-    /// random rows the range of lengths.
+    /// The row's block size, as the summary names it: the size, with the
+    /// offsets of rows named by them, or for random rows the range of
+    /// lengths.
     pub fn size_label(&self) -> String {
         match self.alignment {
-            Alignment::Aligned | Alignment::Unaligned => self.size.to_string(),
+            Alignment::Offsets { .. } => format!("{} {}", self.size, self.alignment.label()),
             Alignment::Random(Lengths::Uniform) => format!("random 0..={}", self.size),
             Alignment::Random(Lengths::LogUniform) => format!("random log 1..={}", self.size),
+            Alignment::Aligned | Alignment::Unaligned { .. } => self.size.to_string(),
         }
     }
 }
@@ -116,4 +142,23 @@ pub struct PrimitiveResults {
     pub cases: Vec<Case>,
     /// `estimates[case][implementation]`.
     pub estimates: Vec<Vec<Estimate>>,
+}
+
+impl PrimitiveResults {
+    /// The bound's index among the implementations, if one was measured.
+    pub fn bound(&self) -> Option<usize> {
+        self.implementations
+            .iter()
+            .position(|&(_, kind)| kind == Kind::Bound)
+    }
+
+    /// The efficiency of `implementation` on the row of `estimates`: the
+    /// bound's time ÷ its own, 1 for as fast as the hardware allows (more on
+    /// short blocks, where the bound's call and loop cost more than an
+    /// inlined copy or fill). `None` for the bound itself, or without a
+    /// bound.
+    pub fn efficiency(&self, estimates: &[Estimate], implementation: usize) -> Option<f64> {
+        let bound = self.bound().filter(|&bound| bound != implementation)?;
+        Some(estimates[bound].ticks_per_block / estimates[implementation].ticks_per_block)
+    }
 }

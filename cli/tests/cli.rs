@@ -92,6 +92,7 @@ fn bench_fill_compares_with_glibc() {
     expected.push(format!("fastpath::fill (dispatch: {tier})"));
     expected.push(format!("fastpath::fill_nontemporal (dispatch: {tier})"));
     expected.push("slice::fill (glibc memset)".to_owned());
+    expected.push(bound_name(&lines, "stores"));
     // Two sizes at two alignments; `--sizes` leaves out the random rows.
     assert_eq!(lines.len(), expected.len() * 4);
     for name in &expected {
@@ -132,6 +133,7 @@ fn bench_json_has_every_implementation() {
         ]
         .map(String::from),
     );
+    expected.push(bound_name(&lines, "loads"));
     // Two sizes at two alignments each.
     assert_eq!(lines.len(), expected.len() * 4);
     for name in &expected {
@@ -142,7 +144,15 @@ fn bench_json_has_every_implementation() {
         assert_eq!(rows.len(), 4, "rows of {name}");
         for row in rows {
             assert_eq!(row["primitive"], "checksum");
-            assert!(["tier", "dispatch", "baseline"].contains(&row["kind"].as_str().unwrap()));
+            let kind = row["kind"].as_str().unwrap();
+            assert!(["tier", "dispatch", "baseline", "bound"].contains(&kind));
+            // The bound's time ÷ the implementation's; none for the bound.
+            if kind == "bound" {
+                assert!(row["efficiency"].is_null(), "{row}");
+            } else {
+                let efficiency = row["efficiency"].as_f64().unwrap();
+                assert!(efficiency > 0.0 && efficiency.is_finite(), "{row}");
+            }
             assert!(["aligned", "unaligned"].contains(&row["alignment"].as_str().unwrap()));
             let size = row["size"].as_u64().unwrap();
             assert!(size == 20 || size == 1500);
@@ -240,7 +250,8 @@ fn bench_check_gives_a_verdict() {
     }
 }
 
-/// `bench copy` measures the fused copy-and-checksum and the plain copy.
+/// `bench copy` measures the fused copy-and-checksum and the plain copy, the
+/// plain copy with the source and the destination at their offsets.
 #[test]
 fn bench_copy_measures_both_copies() {
     let output = fastpath(
@@ -253,4 +264,39 @@ fn bench_copy_measures_both_copies() {
         assert!(text.contains(primitive), "{primitive} in {text}");
     }
     assert!(text.contains("\"impl\":\"copy_from_slice\""), "{text}");
+    let alignments = |primitive: &str| -> Vec<String> {
+        let mut names: Vec<String> = text
+            .lines()
+            .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap())
+            .filter(|line| line["primitive"] == primitive)
+            .map(|line| line["alignment"].as_str().unwrap().to_owned())
+            .collect();
+        names.dedup();
+        names
+    };
+    assert_eq!(alignments("copy"), ["aligned", "unaligned"]);
+    assert_eq!(
+        alignments("memcpy"),
+        [
+            "aligned",
+            "src1-dst0",
+            "src0-dst1",
+            "src14-dst0",
+            "src0-dst14"
+        ]
+    );
+}
+
+/// The name of the bound among the implementations in `lines`: the active
+/// tier's, making these `accesses`.
+fn bound_name(lines: &[serde_json::Value], accesses: &str) -> String {
+    let bound = lines
+        .iter()
+        .find(|line| line["kind"] == "bound")
+        .expect("a bound");
+    let name = bound["impl"].as_str().unwrap();
+    let tier = fastpath::active_tier();
+    assert!(name.starts_with(&format!("bound ({tier}: ")), "{name}");
+    assert!(name.ends_with(&format!("-byte {accesses})")), "{name}");
+    name.to_owned()
 }

@@ -26,7 +26,8 @@ pub struct Args {
     #[arg(long)]
     pub check: bool,
 
-    /// Also draw cycles/byte against block size (unaligned blocks) as SVG.
+    /// Also draw cycles/byte against block size (unaligned blocks), with the
+    /// bound, as SVG.
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
 

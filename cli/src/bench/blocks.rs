@@ -65,10 +65,20 @@ pub fn random_calls(lengths: Lengths, size: usize) -> Vec<Call> {
 
 impl Alignment {
     /// Bytes past a 64-byte boundary, for the source.
-    pub fn offset(self) -> usize {
+    pub fn src_offset(self) -> usize {
         match self {
             Alignment::Aligned | Alignment::Random(_) => 0,
-            Alignment::Unaligned => 1,
+            Alignment::Unaligned { .. } => 1,
+            Alignment::Offsets { src, .. } => src.into(),
+        }
+    }
+
+    /// Bytes past a 64-byte boundary, for the destination (which starts
+    /// [`DST_PAGE_OFFSET`] further into its page than that).
+    pub fn dst_offset(self) -> usize {
+        match self {
+            Alignment::Aligned | Alignment::Random(_) => 0,
+            Alignment::Unaligned { dst } | Alignment::Offsets { dst, .. } => dst.into(),
         }
     }
 }
@@ -193,15 +203,20 @@ mod tests {
     #[test]
     fn blocks_start_where_they_should() {
         let buffer = AlignedBuffer::random(100);
-        let aligned = buffer.block(Alignment::Aligned.offset(), 100);
-        let unaligned = buffer.block(Alignment::Unaligned.offset(), 100);
+        let aligned = buffer.block(Alignment::Aligned.src_offset(), 100);
+        let unaligned = Alignment::Unaligned { dst: 3 };
+        let offsets = Alignment::Offsets { src: 14, dst: 0 };
+        let unaligned_src = buffer.block(unaligned.src_offset(), 100);
         assert_eq!(aligned.as_ptr() as usize % BOUNDARY, 0);
-        assert_eq!(unaligned.as_ptr() as usize % BOUNDARY, 1);
+        assert_eq!(unaligned_src.as_ptr() as usize % BOUNDARY, 1);
+        let offset_src = buffer.block(offsets.src_offset(), 100);
+        assert_eq!(offset_src.as_ptr() as usize % BOUNDARY, 14);
+        assert_eq!(offsets.dst_offset(), 0);
         let mut dst = AlignedBuffer::zeroed(100);
-        let dst = dst.block_mut(DST_PAGE_OFFSET + 3, 100);
+        let dst = dst.block_mut(DST_PAGE_OFFSET + unaligned.dst_offset(), 100);
         assert_eq!(dst.as_ptr() as usize % BOUNDARY, 2048 + 3);
         assert_eq!(aligned.len(), 100);
-        assert_eq!(unaligned.len(), 100);
+        assert_eq!(unaligned_src.len(), 100);
         // The same contents every time.
         assert_eq!(random_bytes(100), random_bytes(100));
         assert_eq!(&buffer.bytes[..], &random_bytes(buffer.bytes.len())[..]);

@@ -111,7 +111,7 @@ mod tests {
             compare_with,
             implementations: times.iter().map(|&(n, k, _)| (n.to_owned(), k)).collect(),
             cases: vec![Case {
-                alignment: Alignment::Unaligned,
+                alignment: Alignment::Unaligned { dst: 1 },
                 size: 4096,
             }],
             estimates: vec![
@@ -160,6 +160,8 @@ mod tests {
                 ("fastpath", Kind::Dispatch, 100.0),
                 ("slow", Kind::Baseline, 300.0),
                 ("fast", Kind::Baseline, 98.0),
+                // Faster than all, and no baseline.
+                ("bound", Kind::Bound, 50.0),
             ],
             &[],
         );

@@ -3,9 +3,10 @@
 use std::hint::black_box;
 
 use super::blocks::Block;
+use super::bound::Bound;
 use super::primitive::{Implementation, Kernel, Primitive, implementation, library};
 use super::{baselines, opaque};
-use crate::results::Kind;
+use crate::results::{Alignment, Kind};
 
 pub const PRIMITIVE: Primitive = Primitive {
     name: "checksum",
@@ -15,12 +16,13 @@ pub const PRIMITIVE: Primitive = Primitive {
     // The baselines with a 32-bit accumulator (DPDK's loop, smoltcp) are
     // exact up to 65 537 words of 0xffff.
     max_size: 128 * 1024,
-    unaligned_dst_offset: 1,
+    // The checksum writes no destination: only the source's +1 counts.
+    alignments: &[Alignment::Aligned, Alignment::Unaligned { dst: 1 }],
     compare_with: &[],
 };
 
-/// Every kernel table this CPU runs; the public entry point; then the
-/// baselines, the reference first.
+/// Every kernel table this CPU runs; the public entry point; the baselines,
+/// the reference first; then the bound, which loads the block.
 fn implementations() -> Vec<Implementation> {
     let mut all = library(Function::Table, Function::Checksum(fastpath::checksum));
     all.extend(baselines::ALL.iter().map(|&(name, checksum)| {
@@ -30,6 +32,10 @@ fn implementations() -> Vec<Implementation> {
             Function::Checksum(checksum),
         )
     }));
+    all.extend(
+        Bound::active()
+            .map(|bound| implementation(bound.name("loads"), Kind::Bound, Function::Bound(bound))),
+    );
     all
 }
 
@@ -42,21 +48,19 @@ enum Function {
     Checksum(fn(&[u8]) -> u16),
     /// A kernel table, whose checksum is a pointer to the tier's kernel.
     Table(&'static fastpath::arch::Kernels),
-}
-
-impl Function {
-    fn checksum(self, data: &[u8]) -> u16 {
-        match self {
-            Function::Checksum(checksum) => checksum(data),
-            Function::Table(kernels) => kernels.checksum(data),
-        }
-    }
+    /// The bound: loads the data, computes nothing.
+    Bound(Bound),
 }
 
 impl Kernel for Function {
     fn check(&self, block: &mut Block<'_>) -> Result<(), String> {
         let expected = fastpath::reference::checksum(block.src);
-        let got = self.checksum(block.src);
+        let got = match *self {
+            Function::Checksum(checksum) => checksum(block.src),
+            Function::Table(kernels) => kernels.checksum(block.src),
+            // Nothing comes out of loads to check.
+            Function::Bound(_) => return Ok(()),
+        };
         if got == expected {
             Ok(())
         } else {
@@ -71,6 +75,12 @@ impl Kernel for Function {
             Function::Table(kernels) => {
                 let kernels = black_box(kernels);
                 repeat(block.src, iters, |data: &[u8]| kernels.checksum(data))
+            }
+            Function::Bound(bound) => {
+                let bound = black_box(bound);
+                for _ in 0..iters {
+                    bound.loops().load(opaque::slice(block.src));
+                }
             }
         }
     }

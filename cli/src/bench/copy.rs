@@ -5,9 +5,10 @@ use std::hint::black_box;
 use std::mem::MaybeUninit;
 
 use super::blocks::Block;
+use super::bound::Bound;
 use super::primitive::{Implementation, Kernel, Primitive, implementation, library};
 use super::{DPDK_SIZES, opaque};
-use crate::results::Kind;
+use crate::results::{Alignment, Kind};
 
 pub const PRIMITIVE: Primitive = Primitive {
     name: "copy",
@@ -15,7 +16,7 @@ pub const PRIMITIVE: Primitive = Primitive {
     implementations,
     default_sizes: SIZES,
     max_size: 1 << 30,
-    unaligned_dst_offset: 3,
+    alignments: &[Alignment::Aligned, Alignment::Unaligned { dst: 3 }],
     compare_with: &[TWO_PASS, COPY_ONLY],
 };
 
@@ -56,9 +57,9 @@ const TWO_PASS: &str = "copy_from_slice + checksum";
 /// The copy-only baseline's name.
 const COPY_ONLY: &str = "copy_from_slice";
 
-/// Every kernel table this CPU runs; the public entry point; then the
-/// baselines: a copy followed by fastpath's checksum (two passes over the
-/// data), and a copy alone.
+/// Every kernel table this CPU runs; the public entry point; the baselines:
+/// a copy followed by fastpath's checksum (two passes over the data), and a
+/// copy alone; then the bound, which loads and stores the block.
 fn implementations() -> Vec<Implementation> {
     let mut all = library(Function::Table, Function::Fused(fastpath::copy_checksum));
     all.extend([
@@ -73,6 +74,13 @@ fn implementations() -> Vec<Implementation> {
             Function::CopyOnly(copy_only),
         ),
     ]);
+    all.extend(Bound::active().map(|bound| {
+        implementation(
+            bound.name("loads and stores"),
+            Kind::Bound,
+            Function::Bound(bound),
+        )
+    }));
     all
 }
 
@@ -99,6 +107,8 @@ enum Function {
     Table(&'static fastpath::arch::Kernels),
     /// Copies only.
     CopyOnly(fn(&mut [u8], &[u8])),
+    /// The bound: moves the bytes, with no checksum.
+    Bound(Bound),
 }
 
 impl Function {
@@ -109,6 +119,10 @@ impl Function {
             Function::Table(k) => Some(!k.copy_sum_uninit(uninit(dst), src)),
             Function::CopyOnly(f) => {
                 f(dst, src);
+                None
+            }
+            Function::Bound(bound) => {
+                bound.loops().copy(dst, src);
                 None
             }
         }
@@ -159,6 +173,13 @@ impl Kernel for Function {
                 let f = black_box(f);
                 for _ in 0..iters {
                     f(opaque::slice_mut(block.dst), opaque::slice(block.src));
+                }
+            }
+            Function::Bound(bound) => {
+                let bound = black_box(bound);
+                for _ in 0..iters {
+                    let dst = opaque::slice_mut(block.dst);
+                    bound.loops().copy(dst, opaque::slice(block.src));
                 }
             }
         }

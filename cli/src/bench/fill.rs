@@ -41,9 +41,10 @@ use fastpath::Tier;
 use fastpath::arch::FillKernel;
 
 use super::blocks::Block;
+use super::bound::Bound;
 use super::opaque::slice_mut as opaque;
 use super::primitive::{Implementation, Kernel, Primitive, implementation};
-use crate::results::{Kind, Lengths};
+use crate::results::{Alignment, Kind, Lengths};
 
 pub const PRIMITIVE: Primitive = Primitive {
     name: "fill",
@@ -51,7 +52,8 @@ pub const PRIMITIVE: Primitive = Primitive {
     implementations,
     default_sizes: SIZES,
     max_size: 1 << 30,
-    unaligned_dst_offset: 1,
+    // The destination, the only block a fill touches, at +1.
+    alignments: &[Alignment::Aligned, Alignment::Unaligned { dst: 1 }],
     compare_with: &[MEMSET],
 };
 
@@ -104,7 +106,9 @@ const VALUE: u8 = 0x5a;
 const CHECKED_CALLS: usize = 4096;
 
 /// Every tier this CPU has, through its kernel; the public entry points;
-/// then glibc.
+/// glibc; then the bound, which stores the block with cached stores: the
+/// bound of `fill_nontemporal` too, which stores as `fill` does up to the
+/// blocks it streams (and there may beat it, out of the caches).
 fn implementations() -> Vec<Implementation> {
     let tiers = Tier::ALL.into_iter().filter_map(|tier| {
         let kernel = fastpath::arch::fill_kernel(tier)?;
@@ -128,7 +132,13 @@ fn implementations() -> Vec<Implementation> {
         ),
     ];
     let baseline = implementation(MEMSET.to_owned(), Kind::Baseline, Function::Memset);
-    tiers.chain(entry_points).chain([baseline]).collect()
+    let bound = Bound::active()
+        .map(|bound| implementation(bound.name("stores"), Kind::Bound, Function::Bound(bound)));
+    tiers
+        .chain(entry_points)
+        .chain([baseline])
+        .chain(bound)
+        .collect()
 }
 
 /// A fill implementation.
@@ -142,6 +152,8 @@ enum Function {
     NonTemporal,
     /// `slice::fill`: glibc's `memset`.
     Memset,
+    /// The bound, through its function pointer.
+    Bound(Bound),
 }
 
 impl Function {
@@ -151,6 +163,7 @@ impl Function {
             Function::Fill => fastpath::fill(dst, value),
             Function::NonTemporal => fastpath::fill_nontemporal(dst, value),
             Function::Memset => dst.fill(value),
+            Function::Bound(bound) => bound.loops().store(dst, value),
         }
     }
 }
@@ -218,6 +231,10 @@ impl Kernel for Function {
                 repeat(block, iters, |dst| fastpath::fill_nontemporal(dst, value));
             }
             Function::Memset => repeat(block, iters, |dst| dst.fill(value)),
+            Function::Bound(bound) => {
+                let bound = black_box(bound);
+                repeat(block, iters, |dst| bound.loops().store(dst, value));
+            }
         }
     }
 }

@@ -88,21 +88,17 @@ pub fn measure_primitive(
         .zip(&mut buffers)
         .zip(&calls)
         .map(|((case, (src, dst)), calls)| {
-            let dst_offset = match case.alignment {
-                Alignment::Aligned => 0,
-                Alignment::Unaligned => primitive.unaligned_dst_offset,
+            if let Alignment::Random(_) = case.alignment {
                 // The whole region, from a page boundary.
-                Alignment::Random(_) => {
-                    return Block {
-                        src: src.block(0, case.region()),
-                        dst: dst.block_mut(0, case.region()),
-                        calls,
-                    };
-                }
-            };
+                return Block {
+                    src: src.block(0, case.region()),
+                    dst: dst.block_mut(0, case.region()),
+                    calls,
+                };
+            }
             Block {
-                src: src.block(case.alignment.offset(), case.size),
-                dst: dst.block_mut(DST_PAGE_OFFSET + dst_offset, case.size),
+                src: src.block(case.alignment.src_offset(), case.size),
+                dst: dst.block_mut(DST_PAGE_OFFSET + case.alignment.dst_offset(), case.size),
                 calls: &[],
             }
         })

@@ -4,20 +4,25 @@
 //!
 //! `fastpath::copy` is called as an application calls it, so its short path
 //! is inlined into the timing loop, as `copy_from_slice` is; each tier's
-//! kernel is called through its table. The Unaligned rows put the source at
-//! +1 and the destination at +14 from a 64-byte boundary (an IP header
-//! behind an Ethernet header). Random rows copy the next (offset, length) of
-//! a table drawn once, from the same offset of the source and the
-//! destination regions, as the fill bench does (see `fill.rs`).
+//! kernel is called through its table (and so is the bound, which makes
+//! the dispatch rows of short blocks look faster than the bound: more than
+//! 100% efficient). Every size is copied aligned, then with one of the two
+//! blocks at +1 or at +14 from a 64-byte boundary (an IP header behind an
+//! Ethernet header) and the other aligned: the rows `src+S dst+D`, since a
+//! copy may handle a misaligned source and a misaligned destination
+//! differently. Random rows copy the next (offset, length) of a table drawn
+//! once, from the same offset of the source and the destination regions, as
+//! the fill bench does (see `fill.rs`).
 
 use std::hint::black_box;
 
 use fastpath::arch::Kernels;
 
 use super::blocks::Block;
+use super::bound::Bound;
 use super::opaque;
 use super::primitive::{Implementation, Kernel, Primitive, implementation, library};
-use crate::results::{Kind, Lengths};
+use crate::results::{Alignment, Kind, Lengths};
 
 pub const PRIMITIVE: Primitive = Primitive {
     name: "memcpy",
@@ -25,7 +30,13 @@ pub const PRIMITIVE: Primitive = Primitive {
     implementations,
     default_sizes: SIZES,
     max_size: 1 << 30,
-    unaligned_dst_offset: 14,
+    alignments: &[
+        Alignment::Aligned,
+        Alignment::Offsets { src: 1, dst: 0 },
+        Alignment::Offsets { src: 0, dst: 1 },
+        Alignment::Offsets { src: 14, dst: 0 },
+        Alignment::Offsets { src: 0, dst: 14 },
+    ],
     compare_with: &[COPY_FROM_SLICE],
 };
 
@@ -66,8 +77,8 @@ const COPY_FROM_SLICE: &str = "copy_from_slice";
 /// Calls of a random row that are checked before timing.
 const CHECKED_CALLS: usize = 4096;
 
-/// Every kernel table this CPU runs; the public entry point; then
-/// `copy_from_slice`.
+/// Every kernel table this CPU runs; the public entry point;
+/// `copy_from_slice`; then the bound, which loads and stores the block.
 fn implementations() -> Vec<Implementation> {
     let mut all = library(Function::Table, Function::Copy);
     all.push(implementation(
@@ -75,6 +86,13 @@ fn implementations() -> Vec<Implementation> {
         Kind::Baseline,
         Function::CopyFromSlice,
     ));
+    all.extend(Bound::active().map(|bound| {
+        implementation(
+            bound.name("loads and stores"),
+            Kind::Bound,
+            Function::Bound(bound),
+        )
+    }));
     all
 }
 
@@ -87,6 +105,8 @@ enum Function {
     Copy,
     /// `copy_from_slice`: glibc's `memcpy`.
     CopyFromSlice,
+    /// The bound, through its function pointer.
+    Bound(Bound),
 }
 
 impl Function {
@@ -95,6 +115,7 @@ impl Function {
             Function::Table(kernels) => kernels.copy(dst, src),
             Function::Copy => fastpath::copy(dst, src),
             Function::CopyFromSlice => dst.copy_from_slice(src),
+            Function::Bound(bound) => bound.loops().copy(dst, src),
         }
     }
 }
@@ -142,6 +163,10 @@ impl Kernel for Function {
             }
             Function::Copy => repeat(block, iters, fastpath::copy),
             Function::CopyFromSlice => repeat(block, iters, |dst, src| dst.copy_from_slice(src)),
+            Function::Bound(bound) => {
+                let bound = black_box(bound);
+                repeat(block, iters, |dst, src| bound.loops().copy(dst, src));
+            }
         }
     }
 }

@@ -2,8 +2,12 @@
 //!
 //! For every primitive, every implementation (each tier the CPU has, the
 //! library's dispatching entry point, and baselines from other projects) is
-//! timed on the same blocks: each block size, with its start 64-byte aligned
-//! and at +1 from a 64-byte boundary.
+//! timed on the same blocks: each block size, at each of the primitive's
+//! placements (its start 64-byte aligned and at +1 from a 64-byte boundary;
+//! for the plain copy, the source and the destination at offsets of their
+//! own).
+//! So is the active tier's bound ([`bound`]), a loop that only moves the
+//! bytes, against which every implementation's efficiency is stated.
 //!
 //! How a primitive is measured:
 //! 1. Every implementation's result on the exact block of every row is
@@ -24,12 +28,14 @@
 //! fill) fit the same harness.
 //!
 //! The modules: [`args`], the command line; [`primitive`], what is measured;
-//! [`blocks`], the data the calls work on; [`harness`], the timing;
-//! [`report`], the output; and one module per primitive.
+//! [`blocks`], the data the calls work on; [`bound`], the hardware's bound;
+//! [`harness`], the timing; [`report`], the output; and one module per
+//! primitive.
 
 mod args;
 mod baselines;
 mod blocks;
+mod bound;
 mod check;
 mod checksum;
 mod copy;
@@ -111,7 +117,12 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             });
         Ok(sizes
             .iter()
-            .flat_map(|&size| Alignment::BOTH.map(|alignment| Case { alignment, size }))
+            .flat_map(|&size| {
+                primitive
+                    .alignments
+                    .iter()
+                    .map(move |&alignment| Case { alignment, size })
+            })
             .chain(random)
             .collect())
     };

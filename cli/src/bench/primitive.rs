@@ -6,7 +6,7 @@
 use fastpath::arch::Kernels;
 
 use super::blocks::Block;
-use crate::results::Kind;
+use crate::results::{Alignment, Kind};
 
 /// A primitive of the library and how to bench it.
 pub struct Primitive {
@@ -16,15 +16,16 @@ pub struct Primitive {
     /// NAME`); primitives measured together share one.
     pub command: &'static str,
     /// Every implementation to measure: the tiers available on this CPU, the
-    /// library's entry point, then the baselines.
+    /// library's entry point, the baselines, then the bound (where there is
+    /// one).
     pub implementations: fn() -> Vec<Implementation>,
     /// The block sizes measured without `--sizes`.
     pub default_sizes: &'static [usize],
     /// The largest block size the implementations handle exactly.
     pub max_size: usize,
-    /// Where an Unaligned destination block starts past a 64-byte boundary
-    /// (the source's is 1).
-    pub unaligned_dst_offset: usize,
+    /// Where the blocks of the rows of fixed sizes start: each size is
+    /// measured at each of these placements, in this order.
+    pub alignments: &'static [Alignment],
     /// The baselines the summary compares with, by name, each in a table of
     /// its own; empty: the fastest baseline of each row.
     pub compare_with: &'static [&'static str],

@@ -1,16 +1,18 @@
 //! The bench's output: the header, DPDK-style tables, the summary against
-//! the fastest baseline, and JSON lines.
+//! the fastest baseline, and JSON lines; with each implementation's
+//! efficiency against the bound, where there is one.
 
 use std::io::{self, Write};
 
+use super::bound::Bound;
 use super::harness::{MEASURE_BUDGET, MIN_REPS, SAMPLE_TIME};
 use super::timer::Timer;
 use crate::cpu;
 use crate::results::{Alignment, Estimate, Kind, PrimitiveResults};
 
 /// The lines before the measurements: the machine, the active tier, the
-/// timer, and how the implementations are called and measured; `reps` is
-/// `--reps`.
+/// timer, how the implementations are called and measured, and the bound;
+/// `reps` is `--reps`.
 pub fn header(out: &mut impl Write, timer: &Timer, reps: Option<u32>) -> io::Result<()> {
     writeln!(
         out,
@@ -51,20 +53,27 @@ pub fn header(out: &mut impl Write, timer: &Timer, reps: Option<u32>) -> io::Res
     writeln!(
         out,
         "Blocks:       random bytes (fixed seed); Aligned = 64-byte aligned start, Unaligned = +1; \
-         Random = each call on the next (offset, length) of a table from a fixed seed"
-    )
+         src+S dst+D = the source and the destination at +S and +D; Random = each call on the \
+         next (offset, length) of a table from a fixed seed"
+    )?;
+    match Bound::active() {
+        Some(bound) => writeln!(
+            out,
+            "Bound:        {}: a loop of unrolled vector loads (checksum), stores (fill) or \
+             loads and stores (copy, memcpy) of the same blocks, in assembly; \
+             Efficiency = the bound's time ÷ the implementation's",
+            bound.describe()
+        ),
+        None => writeln!(out, "Bound:        none on this architecture"),
+    }
 }
 
 /// One table per implementation, in the format of DPDK's
 /// `cksum_perf_autotest`.
 pub fn tables(out: &mut impl Write, results: &PrimitiveResults, timer: &Timer) -> io::Result<()> {
     let unit = timer.unit();
-    let headers = [
-        "Alignment",
-        "Block size",
-        &format!("{unit}/block"),
-        &format!("{unit}/byte"),
-    ];
+    let per_block = format!("{unit}/block");
+    let per_byte = format!("{unit}/byte");
     if let Some(estimate) = results.estimates.first().and_then(|row| row.first()) {
         writeln!(
             out,
@@ -73,24 +82,32 @@ pub fn tables(out: &mut impl Write, results: &PrimitiveResults, timer: &Timer) -
         )?;
     }
     for (index, (name, kind)) in results.implementations.iter().enumerate() {
-        let suffix = if *kind == Kind::Baseline {
-            " (baseline)"
-        } else {
-            ""
+        let suffix = match kind {
+            Kind::Baseline => " (baseline)",
+            Kind::Bound => " (bound)",
+            Kind::Tier | Kind::Dispatch => "",
         };
         writeln!(out, "{}: {name}{suffix}", results.primitive)?;
+        // The bound's own table has no efficiency: 100% by definition.
+        let efficient = results.bound().is_some_and(|bound| bound != index);
+        let mut headers = vec!["Alignment", "Block size", &per_block, &per_byte];
+        if efficient {
+            headers.push("Efficiency");
+        }
         let rows: Vec<Vec<String>> = results
             .cases
             .iter()
             .zip(&results.estimates)
             .map(|(case, estimates)| {
                 let ticks = estimates[index].ticks_per_block;
-                vec![
-                    case.alignment.label().to_owned(),
+                let mut row = vec![
+                    case.alignment.label(),
                     case.size.to_string(),
                     format!("{ticks:.1}"),
                     format!("{:.3}", ticks / case.mean_size()),
-                ]
+                ];
+                row.extend(results.efficiency(estimates, index).map(percent));
+                row
             })
             .collect();
         table(out, &headers, &rows)?;
@@ -100,10 +117,11 @@ pub fn tables(out: &mut impl Write, results: &PrimitiveResults, timer: &Timer) -
 }
 
 /// Per block size (unaligned blocks): the fastest baseline, and how many
-/// times faster than it each tier and the dispatching entry point are.
+/// times faster than it each tier and the dispatching entry point are, with
+/// the entry point's efficiency.
 pub fn summary(out: &mut impl Write, results: &PrimitiveResults, timer: &Timer) -> io::Result<()> {
     let baselines: Vec<usize> = indices(results, |kind| kind == Kind::Baseline);
-    let ours: Vec<usize> = indices(results, |kind| kind != Kind::Baseline);
+    let ours: Vec<usize> = indices(results, |kind| matches!(kind, Kind::Tier | Kind::Dispatch));
     if baselines.is_empty() || ours.is_empty() {
         return Ok(());
     }
@@ -156,6 +174,13 @@ fn summary_against(
         results.primitive,
         timer.unit()
     )?;
+    if results.bound().is_some() {
+        writeln!(
+            out,
+            "  (n%) = the entry point's efficiency: the bound's {}/block ÷ its own",
+            timer.unit()
+        )?;
+    }
     let mut headers = vec![
         "Block size".to_owned(),
         if results.compare_with.is_empty() {
@@ -180,15 +205,25 @@ fn summary_against(
                 results.implementations[baseline].0.clone(),
                 format!("{best:.1}"),
             ];
-            row.extend(
-                ours.iter()
-                    .map(|&i| format!("{:.2}×", best / estimates[i].ticks_per_block)),
-            );
+            row.extend(ours.iter().map(|&i| {
+                let ratio = format!("{:.2}×", best / estimates[i].ticks_per_block);
+                match results.efficiency(estimates, i) {
+                    Some(efficiency) if results.implementations[i].1 == Kind::Dispatch => {
+                        format!("{ratio} ({})", percent(efficiency))
+                    }
+                    _ => ratio,
+                }
+            }));
             row
         })
         .collect();
     let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
     table(out, &headers, &rows)
+}
+
+/// An efficiency as a whole percentage: `0.874` is `87%`.
+fn percent(efficiency: f64) -> String {
+    format!("{:.0}%", 100.0 * efficiency)
 }
 
 fn indices(results: &PrimitiveResults, keep: impl Fn(Kind) -> bool) -> Vec<usize> {
@@ -197,14 +232,17 @@ fn indices(results: &PrimitiveResults, keep: impl Fn(Kind) -> bool) -> Vec<usize
         .collect()
 }
 
-/// One JSON object per line per measurement.
+/// One JSON object per line per measurement; `efficiency` is null for the
+/// bound itself, and without a bound.
 pub fn json_lines(
     out: &mut impl Write,
     results: &PrimitiveResults,
     timer: &Timer,
 ) -> io::Result<()> {
     for (case, estimates) in results.cases.iter().zip(&results.estimates) {
-        for ((name, kind), estimate) in results.implementations.iter().zip(estimates) {
+        for (index, ((name, kind), estimate)) in
+            results.implementations.iter().zip(estimates).enumerate()
+        {
             let line = serde_json::json!({
                 "primitive": results.primitive,
                 "impl": name,
@@ -215,6 +253,7 @@ pub fn json_lines(
                 "cycles_per_byte": estimate.ticks_per_block / case.mean_size(),
                 "reps": estimate.reps,
                 "unit": timer.json_unit(),
+                "efficiency": results.efficiency(estimates, index),
             });
             writeln!(out, "{line}")?;
         }
