@@ -34,7 +34,7 @@ impl Caches {
     /// one thread of a common server CPU.
     ///
     /// ```
-    /// assert_eq!(fastpath::Caches::ASSUMED.nontemporal_threshold(), 3 << 20);
+    /// assert_eq!(fastpath::Caches::ASSUMED.nontemporal_threshold(), 4 << 20);
     /// ```
     pub const ASSUMED: Caches = Caches {
         l1d: 32 << 10,
@@ -45,22 +45,27 @@ impl Caches {
     };
 
     /// The length from which [`fill_nontemporal`](crate::fill_nontemporal)
-    /// stores non-temporally: 3/4 of one thread's share of the last-level
-    /// cache, as glibc derives its `x86_non_temporal_threshold`. A shorter
-    /// buffer fits in the caches, where ordinary stores are many times
-    /// faster. At least 64 KiB.
+    /// stores non-temporally: the size of the last-level cache, at least
+    /// 64 KiB. A shorter buffer can stay in the caches, where ordinary
+    /// stores are faster, and where the reader of the filled buffer finds
+    /// it.
+    ///
+    /// glibc starts at 3/4 of one thread's share of the cache; on Zen 4 (32
+    /// MiB of L3 shared by two threads), non-temporal stores from that
+    /// share (12 MiB) ran a 16 MiB fill at 0.65× the speed of ordinary
+    /// stores, and were as fast from 32 MiB on (`fastpath bench fill`,
+    /// BENCHMARKS.md).
     ///
     /// ```
     /// let caches = fastpath::caches();
     /// assert!(caches.nontemporal_threshold() >= 64 << 10);
     /// ```
     pub const fn nontemporal_threshold(&self) -> usize {
-        let threshold = self.last_level / self.last_level_threads / 4 * 3;
         // At least 64 KiB, whatever a CPU reports (glibc's floor is 16 KiB).
-        if threshold < 64 << 10 {
+        if self.last_level < 64 << 10 {
             64 << 10
         } else {
-            threshold
+            self.last_level
         }
     }
 }

@@ -94,8 +94,7 @@ pub fn zero(dst: &mut [u8]) {
 /// works on. For a buffer that fits in the caches that is a loss, many
 /// times slower than [`fill`] (the store fence waits for memory). So a
 /// buffer shorter than [`Caches::nontemporal_threshold`](crate::Caches::nontemporal_threshold)
-/// (3/4 of one thread's share of the last-level cache, as glibc's
-/// `x86_non_temporal_threshold`; see [`caches`](crate::caches)) is filled
+/// (the size of the last-level cache; see [`caches`](crate::caches)) is filled
 /// by [`fill`]; a longer one by the active tier's non-temporal kernel,
 /// whose unaligned first and last lines are ordinary stores. (Measured on
 /// Zen 4, glibc's `memset` streams buffers of 64 MiB at the speed of

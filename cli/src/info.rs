@@ -60,8 +60,7 @@ pub fn run() -> Result<()> {
     )?;
     writeln!(
         out,
-        "  fill_nontemporal: non-temporal stores from {} KiB (3/4 of one thread's share \
-         of the last level)",
+        "  fill_nontemporal: non-temporal stores from {} KiB (the size of the last level)",
         caches.nontemporal_threshold() >> 10
     )?;
 
