@@ -69,6 +69,7 @@ impl Store for Sse2Vector {
 
 impl Chunk for Sse2Vector {
     const BYTES: usize = 16;
+    const IN_ORDER: bool = true;
 
     #[inline(always)]
     unsafe fn load(ptr: *const u8) -> Self {
@@ -152,6 +153,7 @@ impl Store for Avx2Vector {
 
 impl Chunk for Avx2Vector {
     const BYTES: usize = 32;
+    const IN_ORDER: bool = true;
 
     #[inline(always)]
     unsafe fn load(ptr: *const u8) -> Self {

@@ -13,6 +13,7 @@ struct Avx512Vector(__m512i);
 
 impl Chunk for Avx512Vector {
     const BYTES: usize = 64;
+    const IN_ORDER: bool = true;
 
     #[inline(always)]
     unsafe fn load(ptr: *const u8) -> Self {
