@@ -40,7 +40,8 @@
 //! Zen 4, 2.6 GHz TSC, glibc 2.36, whose `memset` there is
 //! `__memset_avx512_unaligned_erms`, or `__memset_avx2_unaligned_erms` with
 //! AVX-512 masked off by `GLIBC_TUNABLES`), in TSC cycles per call, medians
-//! of interleaved rounds; BENCHMARKS.md has the tables and the commands.
+//! of interleaved rounds; docs/benchmark-history.md has the tables and the
+//! commands.
 //!
 //! - *The lengths up to [`INLINE_MAX`] (`4W`, at most 128 bytes) are
 //!   inlined* into the caller (see [`crate::fill()`]): no call, no PLT jump,
@@ -444,7 +445,7 @@ unsafe fn store_line_part<V: Splat>(v: V, ptr: *mut u8, nontemporal: bool) {
 /// 1024 bytes: measured against glibc's AVX-512 `memset`, which stores
 /// these lengths in this order, they ran at 0.67-0.80× its speed at 600 and
 /// 700 bytes where this runs at 1.01-1.05× (`fastpath bench fill`,
-/// interleaved runs of each build; BENCHMARKS.md).
+/// interleaved runs of each build; docs/benchmark-history.md).
 ///
 /// # Safety
 ///
@@ -602,7 +603,7 @@ type Inline = native::Inline;
 ///
 /// Inlining the four AVX-512 vectors of 129-256 bytes too saved the call at
 /// those lengths, but cost the mixtures of lengths on either side of 256
-/// bytes (random lengths of 0-1024 bytes; BENCHMARKS.md has the
+/// bytes (random lengths of 0-1024 bytes; docs/benchmark-history.md has the
 /// measurement). Past 128 bytes the stores, not the call, take most of the
 /// time.
 pub(crate) const INLINE_MAX: usize = {

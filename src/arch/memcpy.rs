@@ -159,7 +159,7 @@ pub(crate) unsafe fn copy_with<V: Chunk>(dst: *mut u8, src: *const u8, len: usiz
         } else if len <= 2 * w {
             // All the loads, then all the stores: interleaved, the AVX2
             // kernel ran 129-256 bytes at 0.83x glibc's memcpy, rather than
-            // 1.25-1.35x (BENCHMARKS.md).
+            // 1.25-1.35x (docs/benchmark-history.md).
             let (first, last) = (V::load(src), V::load(src.add(len - w)));
             first.store(dst);
             last.store(dst.add(len - w));
