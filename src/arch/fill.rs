@@ -16,16 +16,18 @@
 //!   `len - W - d` and `len - W`, with `d` 0 below `2W`, `W` from `2W` and
 //!   `2W` at `4W`: no branch ([`fill_short`]); AVX-512 instead stores two
 //!   vectors or four behind a branch (see below).
-//! - `len <= 1024` ([`BLOCKS_MAX`], 16 lines; `8W` non-temporally): in
-//!   address order, four vectors at the start, from `8W` on blocks of four
-//!   vectors aligned to the line, and four vectors that end at the end
-//!   ([`fill_blocks`]), as glibc does.
+//! - `len <= 1024` with AVX-512 ([`BLOCKS_MAX`], 16 lines), every length
+//!   with narrower vectors, `len <= 8W` non-temporally: in address order,
+//!   four vectors at the start, from `8W` on blocks of four vectors aligned
+//!   to the line, and four vectors that end at the end ([`fill_blocks`]), as
+//!   glibc does.
 //! - longer: an unaligned 64-byte line at the start, whole aligned lines four
 //!   vectors at a time, then with AVX-512 the lines short of a block one by
-//!   one, and with narrower vectors a last block that ends at the last line
-//!   boundary, and an unaligned line at the end ([`fill_lines`]). In the
-//!   x86_64 tiers (not the portable one), fills of [`REP_STOSB_MIN`] bytes
-//!   and more are one `rep stosb`.
+//!   one, and with narrower vectors (non-temporal stores only) a last block
+//!   that ends at the last line boundary, and an unaligned line at the end
+//!   ([`fill_lines`]).
+//! - In the x86_64 tiers (not the portable one), fills of [`REP_STOSB_MIN`]
+//!   bytes and more are one `rep stosb` (not non-temporally).
 //!
 //! Every store writes only bytes of the destination: overlapping stores
 //! write some bytes twice rather than step outside it, so no path touches a
@@ -213,13 +215,37 @@ pub(crate) const REP_STOSB_MIN: usize = 1 << 20;
 /// The width of a cache line, which the loop aligns its stores to.
 const LINE: usize = 64;
 
-/// The longest fill (16 lines) stored by [`fill_blocks`], whatever the
-/// vector's width; longer fills go line by line ([`fill_lines`]). With 16
-/// vectors instead (512 bytes for AVX2), random lengths up to 1 KiB ran at
-/// 0.80-0.86× glibc's AVX2 `memset` on Zen 4, where one path up to 1 KiB
-/// runs at 0.98×: on a random length, the branch between the two paths
-/// mispredicts; AVX-512's line-by-line loop is 5% faster from 2 KiB on.
+/// The longest fill (16 lines) that AVX-512 stores by [`fill_blocks`];
+/// longer fills go line by line ([`fill_lines`]), 5% faster from 2 KiB on.
+/// Narrower vectors store every fill by blocks ([`blocks_max`]).
 const BLOCKS_MAX: usize = 16 * LINE;
+
+/// The longest fill that [`fill_with`] stores by [`fill_blocks`].
+///
+/// With vectors of 32 bytes or fewer, every fill below the `rep stosb`
+/// threshold: their blocks are one or two lines, and [`fill_lines`] stores
+/// a line twice where their count is odd (2 of 50 stores at 1500 bytes);
+/// with AVX2 on Zen 4, aligned 1500-byte fills went from 0.96× glibc's AVX2
+/// `memset` to 1.00×, which also stores four vectors at each end and
+/// aligned blocks between. Before, AVX2 switched paths at 512 bytes, and
+/// random lengths up to 1 KiB ran at 0.80-0.86× glibc's speed where one path
+/// runs at 0.98×: on a random length, the branch between the two paths
+/// mispredicts. Non-temporally, blocks only up to `8W`: the loop of
+/// [`fill_lines`] stores whole lines non-temporally.
+#[inline(always)]
+const fn blocks_max<V: Splat, const NONTEMPORAL: bool>() -> usize {
+    if NONTEMPORAL {
+        return 8 * V::BYTES;
+    }
+    if 4 * V::BYTES > 2 * LINE {
+        return BLOCKS_MAX;
+    }
+    #[cfg(target_arch = "x86_64")]
+    if V::REP_STOSB {
+        return REP_STOSB_MIN - 1;
+    }
+    usize::MAX
+}
 
 /// Fills the `len` bytes at `ptr` with `value`: the whole algorithm. With
 /// `NONTEMPORAL`, the aligned lines of fills longer than `8W` are stored
@@ -235,17 +261,12 @@ pub(crate) unsafe fn fill_with<V: Splat, const NONTEMPORAL: bool>(
     len: usize,
     value: u8,
 ) {
-    let blocks_max = if NONTEMPORAL {
-        8 * V::BYTES
-    } else {
-        BLOCKS_MAX
-    };
     // SAFETY: the caller's guarantees, passed on.
     unsafe {
         let v = V::splat(value);
         if len <= 4 * V::BYTES {
             fill_short(v, ptr, len);
-        } else if len <= blocks_max {
+        } else if len <= const { blocks_max::<V, NONTEMPORAL>() } {
             fill_blocks(v, ptr, len);
         } else {
             #[cfg(target_arch = "x86_64")]
@@ -341,7 +362,8 @@ pub(crate) unsafe fn fill_short<V: Splat>(v: V, ptr: *mut u8, len: usize) {
 /// The lines short of a whole block are stored one at a time with AVX-512,
 /// whose blocks are four lines: 1500 bytes went from 0.96-0.98× glibc's
 /// speed (a last block overlapping the one before by two lines) to
-/// 1.03-1.04×. With narrower vectors, blocks of one line (SSE2, NEON) leave
+/// 1.03-1.04×. With narrower vectors, which come here only to store
+/// non-temporally, blocks of one line (SSE2, NEON) leave
 /// none, and blocks of two (AVX2) at most one, which the second block
 /// absorbs by overlapping the first, with no branch on it: there, a loop
 /// over the lines left mispredicted on random lengths (random 0-1024 bytes
@@ -434,8 +456,8 @@ unsafe fn store_line_part<V: Splat>(v: V, ptr: *mut u8, nontemporal: bool) {
     }
 }
 
-/// Fills the `4 * V::BYTES < len <= 16 * V::BYTES` bytes at `ptr` with the
-/// byte of `v`, in address order: four unaligned vectors at `ptr`; beyond
+/// Fills the `len > 4 * V::BYTES` bytes at `ptr` with the byte of `v`, in
+/// address order: four unaligned vectors at `ptr`; beyond
 /// eight vectors, blocks of four vectors aligned to the line, the first at
 /// the last line boundary at or before `ptr + 4W`, each stored if it starts
 /// before `len - 4W`; and four unaligned vectors that end at `ptr + len`.
