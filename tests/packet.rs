@@ -1158,6 +1158,181 @@ fn only_restricts_what_fix_writes() {
 // ---------------------------------------------------------------------------
 // Any bytes: a value or an error, never a panic.
 
+// ---------------------------------------------------------------------------
+// Split buffers: the vectored entry points equal the contiguous ones on the
+// concatenation, value and error, however the packet is split.
+
+/// `l4::checksum_vectored` and `l4::verify_vectored` of `segments` equal
+/// `l4::checksum` and `l4::verify` of `bytes`, their concatenation.
+fn vectored_equals(bytes: &[u8], segments: &[&[u8]]) {
+    assert_eq!(segments.concat(), bytes);
+    if split_headers_refused(bytes, l4::checksum_vectored(segments)) {
+        assert_eq!(l4::verify_vectored(segments), Err(Error::SplitHeaders));
+        return;
+    }
+    assert_eq!(
+        l4::checksum_vectored(segments),
+        l4::checksum(bytes),
+        "checksum of {:?}",
+        segments.iter().map(|s| s.len()).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        l4::verify_vectored(segments),
+        l4::verify(bytes),
+        "verify of {:?}",
+        segments.iter().map(|s| s.len()).collect::<Vec<_>>()
+    );
+}
+
+/// Whether `result` is the error that a build without `std` gives for
+/// headers split across segments past its 256-byte buffer, on `bytes`,
+/// longer than that.
+fn split_headers_refused<T>(bytes: &[u8], result: Result<T, Error>) -> bool {
+    let refused = matches!(result, Err(Error::SplitHeaders));
+    assert!(!refused || (!cfg!(feature = "std") && bytes.len() > 256));
+    refused
+}
+
+/// `l4::write_checksum_vectored` with the first `at` bytes of `bytes` as
+/// the headers and the rest as two payload segments: what
+/// `l4::write_checksum` does to the whole packet, or `OutOfBounds` where the
+/// field is past `at`; nothing written on an error.
+fn write_vectored_equals(bytes: &[u8], at: usize) {
+    let mut whole = bytes.to_vec();
+    let expected = l4::write_checksum(&mut whole);
+    let (head, payload) = bytes.split_at(at);
+    let mut headers = head.to_vec();
+    let payload = payload.split_at(payload.len() / 3);
+    let written = l4::write_checksum_vectored(&mut headers, [payload.0, payload.1]);
+    if split_headers_refused(bytes, written) {
+        assert_eq!(headers, head);
+        return;
+    }
+    let field = packet::analyze(bytes)
+        .ok()
+        .and_then(|a| a.l4.ok())
+        .map(|r| r.offset);
+    match (expected, field) {
+        (Ok(value), Some(field)) if field + 2 > at => {
+            assert_eq!(written, Err(Error::OutOfBounds), "headers of {at} bytes");
+            assert_eq!(headers, head);
+            let _ = value;
+        }
+        (Ok(value), _) => {
+            assert_eq!(written, Ok(value), "headers of {at} bytes");
+            assert_eq!(headers, whole[..at]);
+        }
+        (Err(e), _) => {
+            assert_eq!(written, Err(e), "headers of {at} bytes");
+            assert_eq!(headers, head);
+        }
+    }
+}
+
+/// The vectored entry points on `bytes` split in many ways: in two at every
+/// point of the first 160 bytes (where the headers are) and at a few
+/// further ones, a byte a segment over the first 300 bytes, with empty
+/// segments between; the writing form with headers of every length up to
+/// 100 bytes.
+fn splits_agree(bytes: &[u8], n: u16) {
+    let len = bytes.len();
+    let points = (0..=len.min(160)).chain([len / 2, len - usize::from(n) % (len + 1), len]);
+    for at in points {
+        let (a, b) = bytes.split_at(at);
+        vectored_equals(bytes, &[a, b]);
+    }
+    let head = len.min(300);
+    let mut bytewise: Vec<&[u8]> = bytes[..head].chunks(1).collect();
+    bytewise.push(&bytes[head..]);
+    vectored_equals(bytes, &bytewise);
+    let third = len / 3;
+    let with_empty: [&[u8]; 5] = [&[], &bytes[..third], &[], &bytes[third..], &[]];
+    vectored_equals(bytes, &with_empty);
+    for at in 0..=len.min(100) {
+        write_vectored_equals(bytes, at);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2048))]
+
+    #[test]
+    fn split_packets_equal_contiguous_ones(
+        spec in spec(),
+        valid in any::<bool>(),
+        cut in any::<prop::sample::Index>(),
+        n in any::<u16>(),
+    ) {
+        let mut built = build(&spec);
+        if valid {
+            correct(&mut built);
+        }
+        splits_agree(&built.bytes, n);
+        let len = cut.index(built.bytes.len() + 1);
+        splits_agree(&built.bytes[..len], n);
+    }
+}
+
+#[test]
+fn split_headers_longer_than_the_stack_buffer() {
+    // IPv6, a Hop-by-Hop header of 408 bytes (Pad1 options), UDP with 11
+    // bytes of payload: 456 bytes of headers up to the UDP checksum.
+    let hop_by_hop = 408;
+    let mut bytes = vec![0u8; 40 + hop_by_hop + 8 + 11];
+    bytes[0] = 0x60;
+    let payload_len = (hop_by_hop + 8 + 11) as u16;
+    bytes[4..6].copy_from_slice(&payload_len.to_be_bytes());
+    bytes[6] = 0; // Hop-by-Hop
+    bytes[8..40].copy_from_slice(&[7; 32]);
+    bytes[40] = 17; // then UDP
+    bytes[41] = (hop_by_hop / 8 - 1) as u8;
+    let udp = 40 + hop_by_hop;
+    bytes[udp..udp + 4].copy_from_slice(&[0x12, 0x34, 0x00, 0x35]);
+    bytes[udp + 4..udp + 6].copy_from_slice(&(8u16 + 11).to_be_bytes());
+    bytes[udp + 8..].copy_from_slice(b"hello world");
+    assert!(l4::checksum(&bytes).is_ok());
+    for at in 0..=bytes.len() {
+        let (a, b) = bytes.split_at(at);
+        vectored_equals(&bytes, &[a, b]);
+    }
+    let bytewise: Vec<&[u8]> = bytes.chunks(1).collect();
+    vectored_equals(&bytes, &bytewise);
+    for cut in 0..bytes.len() {
+        let bytes = &bytes[..cut];
+        let (a, b) = bytes.split_at(cut / 2);
+        vectored_equals(bytes, &[a, b]);
+    }
+}
+
+#[test]
+fn vectored_inputs_of_every_kind() {
+    let packet = [
+        0x45, 0x00, 0x00, 0x20, 0x00, 0x00, 0x40, 0x00, 0x40, 0x11, 0xb8, 0xb4, 0xc0, 0xa8, 0x00,
+        0x01, 0xc0, 0xa8, 0x00, 0xc7, 0x30, 0x39, 0x00, 0x35, 0x00, 0x0c, 0x00, 0x00, b'p', b'i',
+        b'n', b'g',
+    ];
+    let expected = Ok(0x6e7e);
+    let (a, b) = packet.split_at(22);
+    assert_eq!(l4::checksum_vectored([a, b]), expected);
+    assert_eq!(l4::checksum_vectored(&[a, b]), expected);
+    assert_eq!(
+        l4::checksum_vectored(vec![a.to_vec(), b.to_vec()]),
+        expected
+    );
+    let owned: Vec<Vec<u8>> = [a, b].map(<[u8]>::to_vec).into();
+    assert_eq!(l4::checksum_vectored(owned.iter()), expected);
+    // `IoSlice` dereferences to `[u8]` but is not `AsRef<[u8]>`.
+    let io = [std::io::IoSlice::new(a), std::io::IoSlice::new(b)];
+    assert_eq!(l4::checksum_vectored(io.iter().map(|s| &**s)), expected);
+    assert_eq!(l4::checksum_vectored(packet.chunks(5)), expected);
+    assert_eq!(
+        l4::checksum_vectored(std::iter::empty::<&[u8]>()),
+        Err(Error::Truncated)
+    );
+    // Segments after the data are not read: Ethernet padding, a trailer.
+    assert_eq!(l4::checksum_vectored([&packet[..], &[0xee; 18]]), expected);
+}
+
 /// Runs every entry point on `bytes`.
 fn exercise(bytes: &[u8], n: u16) {
     let _ = packet::analyze(bytes);
@@ -1168,6 +1343,7 @@ fn exercise(bytes: &[u8], n: u16) {
     let _ = ipv6::upper(bytes);
     let _ = l4::checksum(bytes);
     let _ = l4::verify(bytes);
+    splits_agree(bytes, n);
     let mut copy = bytes.to_vec();
     let _ = packet::fix(&mut copy, ProtocolSet::ALL);
     let _ = ipv4::write_header_checksum(&mut copy);

@@ -44,6 +44,10 @@ use super::{
 };
 use crate::Checksum;
 
+mod vectored;
+
+pub use vectored::{checksum_vectored, verify_vectored, write_checksum_vectored};
+
 /// Where an upper-layer checksum is, and what it covers.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Located {
@@ -89,6 +93,13 @@ impl Located {
 /// there is no checksum field in the packet to read; a field that can be
 /// read but not verified is `Ok` with `unverifiable` set.
 pub(super) fn locate(packet: &[u8], upper: &Upper) -> Result<Located, Error> {
+    locate_in(packet, packet.len(), upper)
+}
+
+/// [`locate`] in a packet of `len` bytes of which `packet` holds the first
+/// ones: reads only `packet`, and compares with `len` where [`locate`]
+/// compares with the length of the packet.
+fn locate_in(packet: &[u8], len: usize, upper: &Upper) -> Result<Located, Error> {
     if upper.fragment == Fragment::Later {
         return Err(Error::LaterFragment);
     }
@@ -106,7 +117,7 @@ pub(super) fn locate(packet: &[u8], upper: &Upper) -> Result<Located, Error> {
     if field + 2 > upper.end {
         return Err(Error::Length);
     }
-    if field + 2 > packet.len() {
+    if field + 2 > len {
         return Err(Error::Truncated);
     }
     let mut end = upper.end;
@@ -140,7 +151,7 @@ pub(super) fn locate(packet: &[u8], upper: &Upper) -> Result<Located, Error> {
         Some(Error::Length)
     } else if let Err(e) = pseudo {
         Some(e)
-    } else if end > packet.len() {
+    } else if end > len {
         Some(Error::Truncated)
     } else {
         None

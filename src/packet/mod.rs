@@ -133,8 +133,16 @@ pub enum Error {
     /// destination (the pseudo-header's destination address) this module
     /// cannot find. Holds the routing type.
     RoutingType(u8),
-    /// A `csum_start` or `csum_offset` outside the buffer.
+    /// A `csum_start` or `csum_offset` outside the buffer; for
+    /// [`l4::write_checksum_vectored`], a checksum field outside the buffer
+    /// of headers that it writes.
     OutOfBounds,
+    /// Without the `std` feature, [`l4::checksum_vectored`] and its kin on a
+    /// packet whose headers, up to the upper layer's checksum field, are
+    /// longer than 256 bytes and split across segments: there is no heap to
+    /// gather them in. (With `std` they are gathered, and this never
+    /// occurs.)
+    SplitHeaders,
 }
 
 impl fmt::Display for Error {
@@ -150,7 +158,10 @@ impl fmt::Display for Error {
             Error::RoutingType(t) => {
                 write!(f, "final destination unknown for routing header type {t}")
             }
-            Error::OutOfBounds => f.write_str("checksum start or offset outside the buffer"),
+            Error::OutOfBounds => f.write_str("checksum field or start outside the buffer"),
+            Error::SplitHeaders => {
+                f.write_str("headers longer than 256 bytes split across segments (needs std)")
+            }
         }
     }
 }
