@@ -1,5 +1,7 @@
 //! The checksums of the upper layers — TCP, UDP, ICMPv4 and ICMPv6 — over
-//! IPv4 and IPv6, given the whole IP packet.
+//! IPv4 and IPv6, given the whole IP packet, in one buffer or split across
+//! several ([`checksum_vectored`], [`verify_vectored`],
+//! [`write_checksum_vectored`]).
 //!
 //! The functions here take the bytes of an IP packet from its IP header on,
 //! find the upper layer (walking IPv6 extension headers, see

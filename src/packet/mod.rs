@@ -3,8 +3,9 @@
 //! completion of partial checksums left by checksum offload.
 //!
 //! Everything here works in place on the bytes of one IP packet, starting at
-//! its IP header, as `&[u8]` or `&mut [u8]`: nothing is copied or allocated,
-//! and every sum goes through the crate's fast kernels. The buffer may be
+//! its IP header, as `&[u8]` or `&mut [u8]` (or, for the `_vectored`
+//! functions of [`l4`], split across several buffers): the data is never
+//! copied, and every sum goes through the crate's fast kernels. The buffer may be
 //! longer than the packet (Ethernet pads short frames to 60 bytes) or shorter
 //! (a capture's snap length): the lengths that count are the ones in the
 //! headers. Any bytes at all give a value or an [`Error`]; nothing panics.
@@ -16,7 +17,7 @@
 //! | this one | [`analyze`] and [`fix`] a whole packet: every checksum it carries, with a [`Status`]; [`upper`] finds the upper-layer header |
 //! | [`ipv4`] | the header checksum; the IPv4 pseudo-header and its offload seed |
 //! | [`ipv6`] | the IPv6 pseudo-header and its offload seed; the extension header walk |
-//! | [`l4`] | TCP, UDP, ICMPv4 and ICMPv6 checksums of an IP packet: compute, verify, write |
+//! | [`l4`] | TCP, UDP, ICMPv4 and ICMPv6 checksums of an IP packet, whole or split across buffers: compute, verify, write |
 //! | [`incremental`] | RFC 1624 updates after a field changes, and a NAT rewrite of address and port |
 //! | [`partial`] | completing a checksum from `(csum_start, csum_offset)` as virtio-net and Linux hand it over, and writing the seed that offload expects |
 //!
