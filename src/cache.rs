@@ -60,6 +60,7 @@ impl Caches {
     /// let caches = fastpath::caches();
     /// assert!(caches.nontemporal_threshold() >= 64 << 10);
     /// ```
+    #[must_use]
     pub const fn nontemporal_threshold(&self) -> usize {
         // At least 64 KiB, whatever a CPU reports (glibc's floor is 16 KiB).
         if self.last_level < 64 << 10 {
@@ -75,6 +76,7 @@ impl Caches {
 /// ```
 /// assert_eq!(fastpath::caches(), fastpath::caches());
 /// ```
+#[must_use]
 pub fn caches() -> Caches {
     imp::caches()
 }

@@ -49,6 +49,7 @@ fn sum(data: &[u8]) -> u16 {
 /// assert_eq!(fastpath::checksum(&header), 0);
 /// ```
 #[inline]
+#[must_use]
 pub fn checksum(data: &[u8]) -> u16 {
     if data.len() <= INLINE_MAX {
         !scalar::sum(data)
@@ -74,6 +75,7 @@ fn checksum_dispatched(data: &[u8]) -> u16 {
 /// let pieces: [&[u8]; 3] = [&data[..1], &data[1..6], &data[6..]];
 /// assert_eq!(fastpath::checksum_vectored(pieces), fastpath::checksum(&data));
 /// ```
+#[must_use]
 pub fn checksum_vectored<I>(bufs: I) -> u16
 where
     I: IntoIterator,
@@ -126,6 +128,7 @@ impl Checksum {
     /// assert_eq!((empty.sum(), empty.finish()), (0, 0xffff));
     /// ```
     #[inline]
+    #[must_use]
     pub const fn new() -> Checksum {
         Checksum { sum: 0, odd: false }
     }
@@ -142,6 +145,7 @@ impl Checksum {
     /// assert_eq!(Checksum::from_parts(a.sum(), true), a);
     /// ```
     #[inline]
+    #[must_use]
     pub const fn from_parts(sum: u16, odd_len: bool) -> Checksum {
         Checksum { sum, odd: odd_len }
     }
@@ -252,6 +256,7 @@ impl Checksum {
     /// assert_eq!(sum.finish(), !0xddf2);
     /// ```
     #[inline]
+    #[must_use]
     pub const fn sum(&self) -> u16 {
         self.sum
     }
@@ -266,6 +271,7 @@ impl Checksum {
     /// assert!(!sum.is_odd());
     /// ```
     #[inline]
+    #[must_use]
     pub const fn is_odd(&self) -> bool {
         self.odd
     }
@@ -282,6 +288,7 @@ impl Checksum {
     /// assert_eq!(sum.finish(), fastpath::checksum(b"data and more"));
     /// ```
     #[inline]
+    #[must_use]
     pub const fn finish(&self) -> u16 {
         !self.sum
     }

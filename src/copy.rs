@@ -267,11 +267,13 @@ pub struct LengthMismatch {
 
 impl LengthMismatch {
     /// The length of the destination.
+    #[must_use]
     pub const fn dst_len(&self) -> usize {
         self.dst
     }
 
     /// The length of the source.
+    #[must_use]
     pub const fn src_len(&self) -> usize {
         self.src
     }

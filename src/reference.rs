@@ -9,6 +9,7 @@
 /// let data = [0x00, 0x01, 0xf2, 0x03, 0xf4, 0xf5, 0xf6, 0xf7];
 /// assert_eq!(fastpath::reference::sum(&data), 0xddf2);
 /// ```
+#[must_use]
 pub fn sum(data: &[u8]) -> u16 {
     // RFC 1071 §4.1 keeps a 32-bit accumulator; a 64-bit one lets the same
     // loop run over any slice without overflowing.
@@ -35,6 +36,7 @@ pub fn sum(data: &[u8]) -> u16 {
 /// assert_eq!(fastpath::reference::checksum(&[]), 0xffff);
 /// assert_eq!(fastpath::reference::checksum(&[0x00, 0x01, 0xf2, 0x03]), !0xf204);
 /// ```
+#[must_use]
 pub fn checksum(data: &[u8]) -> u16 {
     !sum(data)
 }

@@ -97,6 +97,7 @@ impl Tier {
     /// assert_eq!(Tier::Avx512.name(), "avx512");
     /// assert_eq!(Tier::Avx512.to_string(), "avx512");
     /// ```
+    #[must_use]
     pub const fn name(self) -> &'static str {
         TIERS[self as usize].1
     }
@@ -113,6 +114,7 @@ impl Tier {
     /// assert_eq!(Tier::Avx2.vector_bits(), 256);
     /// assert_eq!(Tier::Sse2.vector_bits(), Tier::Neon.vector_bits());
     /// ```
+    #[must_use]
     pub const fn vector_bits(self) -> u32 {
         TIERS[self as usize].2
     }
@@ -123,6 +125,7 @@ impl Tier {
     /// ```
     /// assert!(fastpath::Tier::Portable.is_available());
     /// ```
+    #[must_use]
     pub fn is_available(self) -> bool {
         crate::arch::kernels(self).is_some()
     }
@@ -194,6 +197,7 @@ pub(crate) fn select(available: impl Fn(Tier) -> bool, cap: Option<Tier>) -> Tie
 /// println!("fastpath runs its {} kernels", fastpath::active_tier());
 /// ```
 #[inline]
+#[must_use]
 pub fn active_tier() -> Tier {
     active().tier()
 }

@@ -132,6 +132,7 @@ impl Kernels {
     /// assert_eq!(kernels.tier(), fastpath::active_tier());
     /// ```
     #[inline]
+    #[must_use]
     pub fn tier(&self) -> Tier {
         self.tier
     }
@@ -146,6 +147,7 @@ impl Kernels {
     /// }
     /// ```
     #[inline]
+    #[must_use]
     pub fn name(&self) -> &'static str {
         self.name
     }
@@ -168,6 +170,7 @@ impl Kernels {
     /// }
     /// ```
     #[inline]
+    #[must_use]
     pub fn sum(&self, data: &[u8]) -> u16 {
         !self.checksum(data)
     }
@@ -185,6 +188,7 @@ impl Kernels {
     /// }
     /// ```
     #[inline]
+    #[must_use]
     pub fn checksum(&self, data: &[u8]) -> u16 {
         // SAFETY: a `&Kernels` exists outside the crate only for a table
         // this CPU runs (see the type's docs), and inside it only where
@@ -353,6 +357,7 @@ pub fn variants() -> impl Iterator<Item = &'static Kernels> {
 ///     }
 /// }
 /// ```
+#[must_use]
 pub fn kernels(tier: Tier) -> Option<&'static Kernels> {
     variants().filter(|kernels| kernels.tier == tier).last()
 }
@@ -384,6 +389,7 @@ pub(crate) const ENABLED: &Kernels = {
 ///     }
 /// }
 /// ```
+#[must_use]
 pub fn sum_kernel(tier: Tier) -> Option<fn(&[u8]) -> u16> {
     Some(kernels(tier)?.plain.sum)
 }
@@ -407,6 +413,7 @@ pub type CopyKernel = fn(&mut [MaybeUninit<u8>], &[u8]) -> u16;
 ///     }
 /// }
 /// ```
+#[must_use]
 pub fn copy_kernel(tier: Tier) -> Option<CopyKernel> {
     Some(kernels(tier)?.plain.copy_sum)
 }
@@ -428,6 +435,7 @@ pub type FillKernel = fn(&mut [u8], u8);
 ///     }
 /// }
 /// ```
+#[must_use]
 pub fn fill_kernel(tier: Tier) -> Option<FillKernel> {
     Some(kernels(tier)?.plain.fill)
 }
@@ -447,6 +455,7 @@ pub fn fill_kernel(tier: Tier) -> Option<FillKernel> {
 ///     }
 /// }
 /// ```
+#[must_use]
 pub fn fill_nontemporal_kernel(tier: Tier) -> Option<FillKernel> {
     Some(kernels(tier)?.plain.fill_nontemporal)
 }

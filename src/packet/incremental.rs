@@ -52,7 +52,19 @@ use crate::Checksum;
 /// header[10..12].fill(0);
 /// assert_eq!(updated, fastpath::checksum(&header));
 /// ```
+///
+/// The result is the new checksum, which the caller stores: the field is
+/// not changed in place, and discarding the result (the classic bug of
+/// incremental updates) is a warning, an error under
+/// `#![deny(unused_must_use)]`:
+///
+/// ```compile_fail
+/// #![deny(unused_must_use)]
+/// let checksum = 0xb861;
+/// fastpath::packet::incremental::update16(checksum, 0x4011, 0x3f11);
+/// ```
 #[inline]
+#[must_use = "the updated checksum is returned, not stored: write it into the checksum field"]
 pub fn update16(checksum: u16, old: u16, new: u16) -> u16 {
     update_words(checksum, [old], [new])
 }
@@ -73,6 +85,7 @@ pub fn update16(checksum: u16, old: u16, new: u16) -> u16 {
 /// assert_eq!(updated, fastpath::checksum(&header));
 /// ```
 #[inline]
+#[must_use = "the updated checksum is returned, not stored: write it into the checksum field"]
 pub fn update32(checksum: u16, old: [u8; 4], new: [u8; 4]) -> u16 {
     update_words(checksum, words(&old), words(&new))
 }
@@ -91,6 +104,7 @@ pub fn update32(checksum: u16, old: [u8; 4], new: [u8; 4]) -> u16 {
 /// assert_eq!(incremental::update128(before, &old, &new), fastpath::checksum(&data));
 /// ```
 #[inline]
+#[must_use = "the updated checksum is returned, not stored: write it into the checksum field"]
 pub fn update128(checksum: u16, old: &[u8; 16], new: &[u8; 16]) -> u16 {
     update_words(checksum, words(old), words(new))
 }

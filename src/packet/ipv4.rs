@@ -167,6 +167,7 @@ pub fn write_header_checksum(packet: &mut [u8]) -> Result<u16, Error> {
 /// assert_eq!(sum.finish(), 0x6e7e);
 /// ```
 #[inline]
+#[must_use]
 pub fn pseudo_header(source: [u8; 4], destination: [u8; 4], protocol: u8, length: u16) -> Checksum {
     let mut sum = addresses(source, destination);
     sum.add_u16(u16::from(protocol));
@@ -192,6 +193,7 @@ pub fn pseudo_header(source: [u8; 4], destination: [u8; 4], protocol: u8, length
 /// assert_eq!(ipv4::pseudo_header(src, dst, 6, 0).sum(), 0x1409);
 /// ```
 #[inline]
+#[must_use]
 pub fn pseudo_header_seed(source: [u8; 4], destination: [u8; 4], protocol: u8) -> u16 {
     pseudo_header(source, destination, protocol, 0).sum()
 }

@@ -92,6 +92,7 @@ const DESTINATION_OPTIONS: u8 = 60;
 /// assert_eq!(sum.finish(), expected);
 /// ```
 #[inline]
+#[must_use]
 pub fn pseudo_header(
     source: &[u8; 16],
     destination: &[u8; 16],
@@ -122,6 +123,7 @@ pub fn pseudo_header(
 /// assert_eq!(ipv6::pseudo_header_seed(&src, &dst, 6), 1 + 2 + 6);
 /// ```
 #[inline]
+#[must_use]
 pub fn pseudo_header_seed(source: &[u8; 16], destination: &[u8; 16], next_header: u8) -> u16 {
     pseudo_header(source, destination, next_header, 0).sum()
 }

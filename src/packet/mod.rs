@@ -218,6 +218,7 @@ impl Protocol {
     /// assert_eq!(Protocol::Icmpv6.name(), "icmpv6");
     /// assert_eq!(Protocol::Tcp.to_string(), "tcp");
     /// ```
+    #[must_use]
     pub const fn name(self) -> &'static str {
         match self {
             Protocol::Ipv4 => "ipv4",
@@ -292,6 +293,7 @@ impl ProtocolSet {
     /// assert!(transport.contains(Protocol::Udp));
     /// assert!(!transport.contains(Protocol::Ipv4));
     /// ```
+    #[must_use]
     pub const fn with(self, protocol: Protocol) -> ProtocolSet {
         ProtocolSet(self.0 | 1 << protocol as u8)
     }
@@ -304,6 +306,7 @@ impl ProtocolSet {
     /// assert!(ProtocolSet::ALL.contains(Protocol::Icmp));
     /// assert!(!ProtocolSet::EMPTY.contains(Protocol::Icmp));
     /// ```
+    #[must_use]
     pub const fn contains(self, protocol: Protocol) -> bool {
         self.0 & 1 << protocol as u8 != 0
     }
@@ -364,6 +367,7 @@ impl Status {
     /// assert_eq!(Status::Good.name(), "good");
     /// assert_eq!(Status::Unverified(Error::FirstFragment).to_string(), "unverified");
     /// ```
+    #[must_use]
     pub const fn name(self) -> &'static str {
         match self {
             Status::Good => "good",
@@ -383,6 +387,7 @@ impl Status {
     /// assert!(Status::Bad.needs_fix());
     /// assert!(!Status::Absent.needs_fix()); // UDP over IPv4 may omit it
     /// ```
+    #[must_use]
     pub const fn needs_fix(self) -> bool {
         matches!(self, Status::Bad | Status::Illegal)
     }

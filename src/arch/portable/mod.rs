@@ -27,6 +27,7 @@ impl Portable {
     /// assert_eq!(PORTABLE.sum(&[0x12, 0x34]), 0x1234);
     /// ```
     #[inline]
+    #[must_use]
     pub const fn new() -> Self {
         Portable(())
     }
