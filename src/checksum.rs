@@ -245,6 +245,89 @@ impl Checksum {
         self.add_u16(value as u16);
     }
 
+    /// Takes a 16-bit value added by [`add_u16`](Self::add_u16) back out of
+    /// the sum (Linux's `csum_sub`): adds its ones' complement.
+    ///
+    /// Subtraction is exact up to the two zeros of ones'-complement
+    /// arithmetic: where what is left sums to zero, the sum may be 0xffff
+    /// rather than 0, and [`finish`](Self::finish) 0x0000 rather than 0xffff
+    /// (both are the same checksum to a receiver; RFC 1624 §3).
+    ///
+    /// ```
+    /// use fastpath::Checksum;
+    ///
+    /// // A pseudo-header's length, replaced after the fact.
+    /// let mut sum = Checksum::new();
+    /// sum.add_u16(17);
+    /// sum.add_u16(1500);
+    /// sum.sub_u16(1500);
+    /// sum.add_u16(576);
+    /// let mut direct = Checksum::new();
+    /// direct.add_u16(17);
+    /// direct.add_u16(576);
+    /// assert_eq!(sum.sum(), direct.sum());
+    /// ```
+    #[inline]
+    pub fn sub_u16(&mut self, value: u16) {
+        self.add_u16(!value);
+    }
+
+    /// Takes a 32-bit value added by [`add_u32`](Self::add_u32) back out of
+    /// the sum, in the way of [`sub_u16`](Self::sub_u16).
+    ///
+    /// ```
+    /// use fastpath::Checksum;
+    ///
+    /// // A NAT's address change in a pseudo-header sum.
+    /// let (old, new) = (0xc0a8_0001, 0xcb00_7107);
+    /// let mut sum = Checksum::new();
+    /// sum.add_u32(old);
+    /// sum.add_u16(17);
+    /// sum.sub_u32(old);
+    /// sum.add_u32(new);
+    /// let mut direct = Checksum::new();
+    /// direct.add_u32(new);
+    /// direct.add_u16(17);
+    /// assert_eq!(sum.sum(), direct.sum());
+    /// ```
+    #[inline]
+    pub fn sub_u32(&mut self, value: u32) {
+        self.sub_u16((value >> 16) as u16);
+        self.sub_u16(value as u16);
+    }
+
+    /// Takes back out the data summed by `other`, which must be the last
+    /// piece of the data summed by `self`: the inverse of
+    /// [`combine`](Self::combine) (Linux's `csum_block_sub`), with the byte
+    /// count put back too. Exact up to the two zeros, as
+    /// [`sub_u16`](Self::sub_u16).
+    ///
+    /// ```
+    /// use fastpath::Checksum;
+    ///
+    /// // A trailer of odd length, cut off a running sum.
+    /// let (data, trailer) = (b"hello, world", b"!\n\0");
+    /// let mut sum = Checksum::new();
+    /// sum.update(data);
+    /// sum.update(trailer);
+    /// let mut cut = Checksum::new();
+    /// cut.update(trailer);
+    /// sum.uncombine(&cut);
+    /// assert_eq!((sum.finish(), sum.is_odd()), (fastpath::checksum(data), false));
+    /// ```
+    #[inline]
+    pub fn uncombine(&mut self, other: &Checksum) {
+        let odd = self.odd ^ other.odd;
+        // `other` was appended after `odd` bytes: swapped if they were odd.
+        let piece_sum = if odd {
+            other.sum.swap_bytes()
+        } else {
+            other.sum
+        };
+        self.sum = scalar::add16(self.sum, !piece_sum);
+        self.odd = odd;
+    }
+
     /// The folded ones'-complement sum so far, not complemented: what DPDK's
     /// `rte_raw_cksum` returns. It is 0 only if every byte added was 0.
     ///

@@ -304,4 +304,37 @@ proptest! {
         prop_assert_eq!(sum.finish(), reference::checksum(&data));
         prop_assert_eq!(combined.finish(), reference::checksum(&data));
     }
+
+    /// `uncombine` takes the last piece back out, and `sub_u16`/`sub_u32`
+    /// the values added: the checksum of what is left, up to the two zeros
+    /// of ones'-complement arithmetic.
+    #[test]
+    fn subtraction_undoes_addition(
+        data in proptest::collection::vec(any::<u8>(), 0..600),
+        cut in any::<prop::sample::Index>(),
+        values in any::<(u16, u32)>(),
+    ) {
+        let (head, tail) = data.split_at(cut.index(data.len() + 1));
+        let same = |a: Checksum, b: Checksum| {
+            a.is_odd() == b.is_odd() && a.sum() % 0xffff == b.sum() % 0xffff
+        };
+        let (mut whole, mut last) = (Checksum::new(), Checksum::new());
+        whole.update(&data);
+        last.update(tail);
+        whole.uncombine(&last);
+        let mut expected = Checksum::new();
+        expected.update(head);
+        prop_assert!(same(whole, expected), "{:?} {:?}", whole, expected);
+        if head.iter().any(|&b| b != 0) {
+            // Non-zero data never sums to 0: nothing to tell apart.
+            prop_assert_eq!(whole.finish(), reference::checksum(head));
+        }
+
+        let mut with_values = expected;
+        with_values.add_u16(values.0);
+        with_values.add_u32(values.1);
+        with_values.sub_u16(values.0);
+        with_values.sub_u32(values.1);
+        prop_assert!(same(with_values, expected));
+    }
 }

@@ -698,6 +698,93 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2048))]
+
+    /// `incremental::replace` of any bytes, at any offset and length, in the
+    /// upper layer's data or the IPv4 header: the checksum that
+    /// recomputation gives.
+    #[test]
+    fn replace_equals_recompute(
+        spec in spec(),
+        in_header in any::<bool>(),
+        at in any::<prop::sample::Index>(),
+        len in 0usize..40,
+        new in prop::collection::vec(any::<u8>(), 40),
+        wrong_by in any::<u16>(),
+    ) {
+        let mut built = build(&spec);
+        correct(&mut built);
+        let ipv4_header = !spec.ipv6 && in_header;
+        // The data the checksum covers, and its field.
+        let (start, end, field) = if ipv4_header {
+            (0, 20 + spec.ipv4_options.len(), 10)
+        } else {
+            (built.l4_start, built.l4_end, built.field)
+        };
+        // Not the IPv4 header's lengths, nor UDP's: they decide what the
+        // checksum covers (and UDP's is in its pseudo-header too).
+        let start = if ipv4_header { 4 } else { start };
+        let len = len.min(end - start);
+        let at = start + at.index(end - start - len + 1);
+        let apart = |from: usize, to: usize| at + len <= from || to <= at;
+        prop_assume!(apart(field, field + 2));
+        prop_assume!(ipv4_header || built.protocol() != Protocol::Udp || apart(start + 4, start + 6));
+        // A wrong checksum stays wrong by the same amount.
+        let stored = u16::from_be_bytes([built.bytes[field], built.bytes[field + 1]]);
+        let wrong = stored.wrapping_add(wrong_by % 2);
+        built.bytes[field..field + 2].copy_from_slice(&wrong.to_be_bytes());
+        let mut replaced = built.bytes.clone();
+        let updated = incremental::replace(&mut replaced, at, &new[..len], field).unwrap();
+        prop_assert_eq!(replaced[field..field + 2].to_vec(), updated.to_be_bytes().to_vec());
+
+        let mut expected = built.bytes.clone();
+        expected[at..at + len].copy_from_slice(&new[..len]);
+        let recomputed = if ipv4_header {
+            ipv4::write_header_checksum(&mut expected).unwrap()
+        } else {
+            l4::write_checksum(&mut expected).unwrap()
+        };
+        // UDP's rule (0 is sent as 0xffff) is not `replace`'s.
+        let udp_zero = !ipv4_header && built.protocol() == Protocol::Udp && recomputed == 0xffff && updated == 0;
+        if wrong == stored {
+            prop_assert!(updated == recomputed || udp_zero, "{updated:#06x} != {recomputed:#06x}");
+        } else {
+            // Off by the same amount as before (ones'-complement arithmetic).
+            let mut off = fastpath::Checksum::from_parts(!updated, false);
+            off.add_u16(recomputed);
+            let mut was = fastpath::Checksum::from_parts(!wrong, false);
+            was.add_u16(stored);
+            prop_assert_eq!(off.sum() % 0xffff, was.sum() % 0xffff);
+        }
+        expected[field..field + 2].copy_from_slice(&updated.to_be_bytes());
+        prop_assert_eq!(&replaced, &expected, "only the bytes and the field change");
+    }
+}
+
+#[test]
+fn replace_refuses_what_is_outside_or_overlapping() {
+    let mut packet = [0u8; 32];
+    let original = packet;
+    for (at, len, field) in [
+        (30, 4, 0),
+        (0, 2, 31),
+        (9, 2, 10),
+        (11, 1, 10),
+        (10, 2, 10),
+        (usize::MAX, 1, 0),
+    ] {
+        let new = vec![1; len];
+        assert_eq!(
+            incremental::replace(&mut packet, at, &new, field),
+            Err(Error::OutOfBounds),
+            "{at} {len} {field}"
+        );
+        assert_eq!(packet, original);
+    }
+    assert_eq!(incremental::replace(&mut packet, 12, &[], 10), Ok(0));
+}
+
 #[test]
 fn nat_keeps_an_absent_udp_checksum() {
     let spec = Spec {
@@ -1102,6 +1189,13 @@ fn udp_length_must_fit() {
             Status::Unverified(Error::Length),
             "UDP length {bad}"
         );
+        // Every function refuses it alike, and writes nothing.
+        assert_eq!(l4::checksum(&bytes), Err(Error::Length));
+        let mut rewritten = bytes.clone();
+        let rewrite =
+            incremental::rewrite_ipv4(&mut rewritten, Endpoint::Source, [1, 2, 3, 4], None);
+        assert_eq!(rewrite, Err(Error::Length));
+        assert_eq!(rewritten, bytes);
     }
     // Shorter than the IP payload is fine: the datagram is what it covers.
     let mut bytes = built.bytes.clone();
@@ -1333,6 +1427,48 @@ fn vectored_inputs_of_every_kind() {
     assert_eq!(l4::checksum_vectored([&packet[..], &[0xee; 18]]), expected);
 }
 
+/// The functions that write a packet refuse what `l4::checksum` refuses,
+/// with the same error, and write nothing then: `write_checksum` always;
+/// the NAT rewrites except where they need less than the checksum does (data
+/// cut short after the header, a first fragment, and without a port, an
+/// upper layer with no ports or checksum to update).
+fn writers_agree_with_checksum(bytes: &[u8], n: u16) {
+    let computed = l4::checksum(bytes);
+    let mut written = bytes.to_vec();
+    assert_eq!(l4::write_checksum(&mut written), computed);
+    if computed.is_err() {
+        assert_eq!(written, bytes);
+    }
+    for endpoint in [Endpoint::Source, Endpoint::Destination] {
+        for port in [None, Some(n)] {
+            let mut rewritten = bytes.to_vec();
+            let result = match bytes.first().map(|b| b >> 4) {
+                Some(4) => incremental::rewrite_ipv4(&mut rewritten, endpoint, [1, 2, 3, 4], port),
+                Some(6) => incremental::rewrite_ipv6(&mut rewritten, endpoint, [5; 16], port),
+                _ => continue,
+            };
+            match (computed, result) {
+                (Ok(_), Ok(())) => {}
+                // A port for ICMP, which has none.
+                (
+                    Ok(_) | Err(Error::Truncated | Error::FirstFragment),
+                    Err(Error::Protocol(1 | 58)),
+                ) if port.is_some() => {}
+                (Err(Error::Truncated | Error::FirstFragment), Ok(())) => {}
+                (Err(Error::Protocol(_) | Error::LaterFragment), Ok(())) if port.is_none() => {}
+                (expected, result) => assert_eq!(
+                    result.map(|()| 0),
+                    expected,
+                    "{endpoint:?} {port:?} on {bytes:02x?}"
+                ),
+            }
+            if result.is_err() {
+                assert_eq!(rewritten, bytes, "nothing written on {result:?}");
+            }
+        }
+    }
+}
+
 /// Runs every entry point on `bytes`.
 fn exercise(bytes: &[u8], n: u16) {
     let _ = packet::analyze(bytes);
@@ -1344,6 +1480,7 @@ fn exercise(bytes: &[u8], n: u16) {
     let _ = l4::checksum(bytes);
     let _ = l4::verify(bytes);
     splits_agree(bytes, n);
+    writers_agree_with_checksum(bytes, n);
     let mut copy = bytes.to_vec();
     let _ = packet::fix(&mut copy, ProtocolSet::ALL);
     let _ = ipv4::write_header_checksum(&mut copy);

@@ -10,9 +10,12 @@
 //! ```
 //!
 //! where `HC` is the old checksum, `m` the old value of a 16-bit field and
-//! `m'` the new one, in ones' complement arithmetic. A wider field is a run
-//! of 16-bit fields, updated in turn. The field must sit at an even offset
-//! from the start of the checksummed data, as every address and port does.
+//! `m'` the new one, in ones' complement arithmetic. For a wider field, `m`
+//! and `m'` are the sums of its words. [`update16`], [`update32`] and
+//! [`update128`] take values that sit at an even offset from the start of
+//! the checksummed data, as every address and port does; [`replace`]
+//! rewrites bytes in a packet at any offset and length, odd ones included,
+//! and updates a checksum field with them.
 //!
 //! # The corner case of RFC 1624 §4
 //!
@@ -109,6 +112,68 @@ pub fn update128(checksum: u16, old: &[u8; 16], new: &[u8; 16]) -> u16 {
     update_words(checksum, words(old), words(new))
 }
 
+/// Replaces the `new.len()` bytes of `packet` at `at` with `new`, and
+/// updates the checksum stored big-endian at `field` to cover them, by
+/// RFC 1624 equation 3: a rewrite of any field, of any length, at any
+/// offset, odd ones included, without reading the rest of the data (Linux's
+/// `inet_proto_csum_replace2/4/16`, `csum_replace`). Returns the new
+/// checksum, which is also stored.
+///
+/// Offsets count from the start of `packet`, which must lie an even number
+/// of bytes before the data the checksum covers: that fixes how the bytes
+/// pair into 16-bit words. Given an IP packet from its IP header on, or an
+/// Ethernet frame, every checksum it carries qualifies (headers and
+/// extension headers are whole words). A change outside that data, or to
+/// a pseudo-header field, needs the update functions instead
+/// ([`update16`], [`update32`], [`update128`], or a [`Checksum`] with
+/// [`sub_u16`](Checksum::sub_u16)).
+///
+/// The checksum is updated as it is, right or wrong (a wrong one stays
+/// wrong by the same amount), with no protocol rule: a UDP checksum of 0
+/// ("none" over IPv4) is updated like any other and a result of 0 is not
+/// turned into 0xffff; [`rewrite_ipv4`] and [`rewrite_ipv6`] apply those
+/// rules for the addresses and ports of a NAT.
+///
+/// [`Error::OutOfBounds`] if the bytes replaced or the field are not inside
+/// `packet`, or overlap; nothing is written then.
+///
+/// ```
+/// use fastpath::packet::{incremental, l4};
+///
+/// // UDP over IPv4, "ping" becoming "pong": one byte at the odd offset 29.
+/// let mut packet = [
+///     0x45, 0x00, 0x00, 0x20, 0x00, 0x00, 0x40, 0x00, 0x40, 0x11, 0xb8, 0xb4,
+///     0xc0, 0xa8, 0x00, 0x01, 0xc0, 0xa8, 0x00, 0xc7,
+///     0x30, 0x39, 0x00, 0x35, 0x00, 0x0c, 0x6e, 0x7e, b'p', b'i', b'n', b'g',
+/// ];
+/// let updated = incremental::replace(&mut packet, 29, b"o", 26)?;
+/// assert_eq!(&packet[28..], b"pong");
+/// assert_eq!(Ok(updated), l4::checksum(&packet));
+/// assert_eq!(l4::verify(&packet), Ok(true));
+/// # Ok::<(), fastpath::packet::Error>(())
+/// ```
+pub fn replace(packet: &mut [u8], at: usize, new: &[u8], field: usize) -> Result<u16, Error> {
+    let end = at.checked_add(new.len()).ok_or(Error::OutOfBounds)?;
+    let overlaps = at < field + 2 && field < end;
+    if end > packet.len() || field.checked_add(2).is_none_or(|e| e > packet.len()) || overlaps {
+        return Err(Error::OutOfBounds);
+    }
+    let stored = be16(packet, field).ok_or(Error::OutOfBounds)?;
+    let odd = at % 2 == 1;
+    let updated = update_sums(stored, sum_at(odd, &packet[at..end]), sum_at(odd, new));
+    packet[at..end].copy_from_slice(new);
+    put16(packet, field, updated).ok_or(Error::OutOfBounds)?;
+    Ok(updated)
+}
+
+/// The folded sum of `bytes` as they pair into words in the data: from the
+/// low byte of a word on if `odd`.
+fn sum_at(odd: bool, bytes: &[u8]) -> u16 {
+    let mut sum = Checksum::from_parts(0, odd);
+    sum.update(bytes);
+    sum.sum()
+}
+
 /// The big-endian 16-bit words of `bytes`.
 fn words<const N: usize>(bytes: &[u8; N]) -> impl Iterator<Item = u16> + '_ {
     bytes
@@ -124,14 +189,24 @@ fn update_words(
     old: impl IntoIterator<Item = u16>,
     new: impl IntoIterator<Item = u16>,
 ) -> u16 {
-    // RFC 1624 §3: "HC' = ~(~HC + ~m + m')    --    [Eqn. 3]". Each word
-    // changed adds its own ~m + m'; the complements between two updates
-    // cancel, so updating word by word is the same sum.
-    let mut sum = Checksum::from_parts(!checksum, false);
+    let mut old_sum = Checksum::new();
+    let mut new_sum = Checksum::new();
     for (old, new) in old.into_iter().zip(new) {
-        sum.add_u16(!old);
-        sum.add_u16(new);
+        old_sum.add_u16(old);
+        new_sum.add_u16(new);
     }
+    update_sums(checksum, old_sum.sum(), new_sum.sum())
+}
+
+/// RFC 1624 equation 3 for data whose words summed to `old` and now sum to
+/// `new` (folded ones'-complement sums, in place in the data).
+fn update_sums(checksum: u16, old: u16, new: u16) -> u16 {
+    // RFC 1624 §3: "HC' = ~(~HC + ~m + m')    --    [Eqn. 3]". For several
+    // words, m and m' are their sums: ones'-complement addition is
+    // associative, and the complement of a sum is the sum of complements.
+    let mut sum = Checksum::from_parts(!checksum, false);
+    sum.sub_u16(old);
+    sum.add_u16(new);
     // The end-around carry never turns a non-zero sum into 0x0000 (the
     // example of RFC 1624 §4 sums to 0xffff and gives 0x0000, as
     // recomputation does). A sum of 0x0000 comes only from all-zero terms —
@@ -180,13 +255,17 @@ pub enum Endpoint {
 /// cover the address, so it is left as is. Checksums that were wrong stay
 /// wrong by the same amount.
 ///
-/// An error, before anything is written, if the IPv4 header is malformed
-/// (see [`ipv4::upper`]); if a TCP or UDP header is not all there
-/// ([`Error::Truncated`], [`Error::Length`]); or if `port` is given for a
+/// An error, before anything is written, wherever [`l4::checksum`] gives
+/// one, the same error, except for the two cases that the update, which
+/// reads only the headers, handles: data cut short after a whole TCP or UDP
+/// header, and a first fragment. So: if the IPv4 header is malformed (see
+/// [`ipv4::upper`]); if a TCP or UDP header is not all there
+/// ([`Error::Truncated`]); if lengths don't fit, a UDP length past the IP
+/// payload for example ([`Error::Length`]); or if `port` is given for a
 /// packet without ports: a later fragment ([`Error::LaterFragment`]), a
-/// protocol other than TCP and UDP ([`Error::Protocol`]). Other upper layers
-/// are left as they are (SCTP's CRC32c does not cover the addresses; DCCP's
-/// checksum, which does, is not updated).
+/// protocol other than TCP and UDP ([`Error::Protocol`]). Without `port`,
+/// other upper layers are left as they are (SCTP's CRC32c does not cover
+/// the addresses; DCCP's checksum, which does, is not updated).
 ///
 /// ```
 /// use fastpath::packet::{self, incremental::{self, Endpoint}, Status};
@@ -216,13 +295,12 @@ pub fn rewrite_ipv4(
         Endpoint::Destination => 16,
     };
     let old: [u8; 4] = bytes(packet, at).ok_or(Error::Truncated)?;
-    let header_checksum = be16(packet, 10).ok_or(Error::Truncated)?;
     let l4 = plan(packet, &upper, endpoint, port, |c| {
         update32(c, old, address)
     })?;
-    // Everything is checked: write.
-    put16(packet, 10, update32(header_checksum, old, address)).ok_or(Error::Truncated)?;
-    put(packet, at, &address)?;
+    // Everything is checked: write. The address is inside the data of the
+    // header checksum, at an even offset.
+    replace(packet, at, &address, 10).map_err(|_| Error::Truncated)?;
     l4.write(packet)
 }
 
@@ -230,7 +308,9 @@ pub fn rewrite_ipv4(
 /// and the port if `port` is given, updating the TCP, UDP or ICMPv6
 /// checksum incrementally (RFC 1624), as a NAT66 does.
 ///
-/// As [`rewrite_ipv4`], with two differences: ICMPv6 covers the addresses
+/// As [`rewrite_ipv4`] (an IPv6 routing header of an unknown type is
+/// [`Error::RoutingType`], as for [`l4::checksum`]), with two differences:
+/// ICMPv6 covers the addresses
 /// (through its pseudo-header), so its checksum is updated too; and a
 /// Destination Address that is not the final destination (a routing header
 /// with segments left) is not in the pseudo-header, so changing it leaves
@@ -319,6 +399,14 @@ fn plan(
         Err(Error::LaterFragment | Error::Protocol(_)) if port.is_none() => return Ok(none),
         Err(e) => return Err(e),
     };
+    // The packet must be one whose checksum `l4::checksum` computes, with
+    // two exceptions, as the update reads only the headers: the data may be
+    // cut short, and a first fragment (whose data is in the others) is
+    // rewritten like a whole packet.
+    match located.unverifiable {
+        None | Some(Error::Truncated | Error::FirstFragment) => {}
+        Some(e) => return Err(e),
+    }
     let has_ports = matches!(located.protocol, Protocol::Tcp | Protocol::Udp);
     if port.is_some() && !has_ports {
         return Err(Error::Protocol(upper.protocol));
