@@ -762,6 +762,31 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2048))]
+
+    /// `l4::verify_complete` from the sum of the upper layer, given the
+    /// headers alone, says what `l4::verify` says of the whole packet.
+    #[test]
+    fn verify_complete_equals_verify(
+        spec in spec(),
+        valid in any::<bool>(),
+        flip in any::<prop::sample::Index>(),
+        extra in any::<prop::sample::Index>(),
+    ) {
+        let mut built = build(&spec);
+        correct(&mut built);
+        if !valid {
+            let at = built.l4_start + flip.index(built.l4_end - built.l4_start);
+            built.bytes[at] ^= 0x10;
+        }
+        let mut device = fastpath::Checksum::new();
+        device.update(built.l4());
+        let headers = &built.bytes[..built.field + 2 + extra.index(built.bytes.len() - built.field - 1)];
+        prop_assert_eq!(l4::verify_complete(headers, device.sum()), l4::verify(&built.bytes));
+    }
+}
+
 #[test]
 fn replace_refuses_what_is_outside_or_overlapping() {
     let mut packet = [0u8; 32];
@@ -1479,6 +1504,7 @@ fn exercise(bytes: &[u8], n: u16) {
     let _ = ipv6::upper(bytes);
     let _ = l4::checksum(bytes);
     let _ = l4::verify(bytes);
+    let _ = l4::verify_complete(bytes, n);
     splits_agree(bytes, n);
     writers_agree_with_checksum(bytes, n);
     let mut copy = bytes.to_vec();

@@ -1,7 +1,8 @@
 //! The checksums of the upper layers — TCP, UDP, ICMPv4 and ICMPv6 — over
 //! IPv4 and IPv6, given the whole IP packet, in one buffer or split across
 //! several ([`checksum_vectored`], [`verify_vectored`],
-//! [`write_checksum_vectored`]).
+//! [`write_checksum_vectored`]), or its headers and the sum a device
+//! computed over the rest ([`verify_complete`]).
 //!
 //! The functions here take the bytes of an IP packet from its IP header on,
 //! find the upper layer (walking IPv6 extension headers, see
@@ -258,6 +259,68 @@ pub fn verify(packet: &[u8]) -> Result<bool, Error> {
         return Ok(!located.ipv6);
     }
     Ok(checks(located.sum(packet)?, stored))
+}
+
+/// Whether the upper layer's checksum is acceptable, as [`verify`] judges
+/// it, from the sum that a device computed over the upper layer: reads the
+/// headers only, never the data (Linux's `CHECKSUM_COMPLETE`, checked by
+/// `__skb_checksum_complete`).
+///
+/// `headers` is the packet from its IP header on, at least up to the end of
+/// the upper layer's checksum field (the rest of the packet may be there or
+/// not). `sum` is the folded ones'-complement sum, not complemented, of
+/// exactly the bytes that the checksum covers, the checksum field included
+/// as it is stored: from the first byte of the TCP, UDP, ICMPv4 or ICMPv6
+/// header to the end of the IP payload (IPv4 Total Length, IPv6 Payload
+/// Length), or for UDP to the end of the datagram (its Length field), with
+/// no Ethernet padding. That is Linux's `skb->csum` for a
+/// `CHECKSUM_COMPLETE` packet once the stack has pulled the IP header and
+/// trimmed the padding. A device whose sum starts at the IP header instead
+/// (as a driver hands it to the stack) covers the IP header too: take it
+/// out first, with [`Checksum::sub_u16`] of the header's sum (its length is
+/// even). A byte-swapped sum (a device that adds little-endian words) is
+/// [`u16::swap_bytes`] of the big-endian one.
+///
+/// Errors as for [`checksum`], except that the data is not read: no
+/// [`Error::Truncated`] for data cut short. A UDP checksum of 0 is judged
+/// as [`verify`] judges it, from the field alone.
+///
+/// ```
+/// use fastpath::{packet::l4, Checksum};
+///
+/// let packet = [
+///     0x45, 0x00, 0x00, 0x1c, 0x00, 0x00, 0x00, 0x00, 0x40, 0x01, 0x00, 0x00,
+///     0x0a, 0x00, 0x00, 0x01, 0x0a, 0x00, 0x00, 0x02,
+///     0x08, 0x00, 0xe5, 0xca, 0x12, 0x34, 0x00, 0x01,
+/// ];
+/// // What the device reports: the sum of the ICMP message.
+/// let mut device = Checksum::new();
+/// device.update(&packet[20..]);
+/// // The headers suffice.
+/// assert_eq!(l4::verify_complete(&packet[..24], device.sum()), Ok(true));
+/// assert_eq!(l4::verify_complete(&packet[..24], device.sum() ^ 1), Ok(false));
+///
+/// // A sum from the IP header on: the header's sum taken out first.
+/// let mut from_ip = Checksum::new();
+/// from_ip.update(&packet);
+/// from_ip.sub_u16(!fastpath::checksum(&packet[..20]));
+/// assert_eq!(l4::verify_complete(&packet, from_ip.sum()), Ok(true));
+/// ```
+pub fn verify_complete(headers: &[u8], sum: u16) -> Result<bool, Error> {
+    let upper = super::upper(headers)?;
+    // The data's end is the device's business: not checked against
+    // `headers`.
+    let located = locate_in(headers, usize::MAX, &upper)?;
+    let stored = be16(headers, located.field).ok_or(Error::Truncated)?;
+    if located.protocol == Protocol::Udp && stored == 0 {
+        return Ok(!located.ipv6);
+    }
+    if let Some(e) = located.unverifiable {
+        return Err(e);
+    }
+    let mut total = located.pseudo;
+    total.add_u16(sum);
+    Ok(total.sum() == 0xffff)
 }
 
 /// Computes the upper layer's checksum, as [`checksum`] does, stores it in
