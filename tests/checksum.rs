@@ -305,6 +305,23 @@ proptest! {
         prop_assert_eq!(combined.finish(), reference::checksum(&data));
     }
 
+    /// `add_u16s` adds each value as `add_u16` does, after any bytes.
+    #[test]
+    fn add_u16s_adds_each_value(
+        before in proptest::collection::vec(any::<u8>(), 0..5),
+        values in proptest::collection::vec(any::<u16>(), 0..3000),
+    ) {
+        let mut one_by_one = Checksum::new();
+        one_by_one.update(&before);
+        let mut at_once = one_by_one;
+        for &value in &values {
+            one_by_one.add_u16(value);
+        }
+        at_once.add_u16s(&values);
+        prop_assert_eq!(at_once, one_by_one);
+        prop_assert_eq!(at_once.is_odd(), one_by_one.is_odd());
+    }
+
     /// `uncombine` takes the last piece back out, and `sub_u16`/`sub_u32`
     /// the values added: the checksum of what is left, up to the two zeros
     /// of ones'-complement arithmetic.

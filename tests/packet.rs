@@ -632,8 +632,8 @@ proptest! {
                 u16::from_be_bytes(old.try_into().unwrap()),
                 u16::from_be_bytes(new[..2].try_into().unwrap()),
             ),
-            4 => incremental::update32(before, old.try_into().unwrap(), new[..4].try_into().unwrap()),
-            _ => incremental::update128(before, old.try_into().unwrap(), &new),
+            4 => incremental::update32(before, <[u8; 4]>::try_from(old).unwrap(), <[u8; 4]>::try_from(&new[..4]).unwrap()),
+            _ => incremental::update128(before, <[u8; 16]>::try_from(old).unwrap(), new),
         };
         prop_assert_eq!(updated, fastpath::checksum(&after));
         // From the other zero too: 0xffff where recomputation gives 0.
@@ -644,8 +644,8 @@ proptest! {
                     u16::from_be_bytes(old.try_into().unwrap()),
                     u16::from_be_bytes(new[..2].try_into().unwrap()),
                 ),
-                4 => incremental::update32(0xffff, old.try_into().unwrap(), new[..4].try_into().unwrap()),
-                _ => incremental::update128(0xffff, old.try_into().unwrap(), &new),
+                4 => incremental::update32(0xffff, <[u8; 4]>::try_from(old).unwrap(), <[u8; 4]>::try_from(&new[..4]).unwrap()),
+                _ => incremental::update128(0xffff, <[u8; 16]>::try_from(old).unwrap(), new),
             };
             prop_assert_eq!(updated_from_ffff, fastpath::checksum(&after));
         }
@@ -665,7 +665,7 @@ proptest! {
         let result = if spec.ipv6 {
             incremental::rewrite_ipv6(&mut rewritten, endpoint, address, port)
         } else {
-            incremental::rewrite_ipv4(&mut rewritten, endpoint, address[..4].try_into().unwrap(), port)
+            incremental::rewrite_ipv4(&mut rewritten, endpoint, <[u8; 4]>::try_from(&address[..4]).unwrap(), port)
         };
         let has_ports = spec.upper != Upper::Icmp;
         if port.is_some() && !has_ports {
@@ -785,6 +785,49 @@ proptest! {
         let headers = &built.bytes[..built.field + 2 + extra.index(built.bytes.len() - built.field - 1)];
         prop_assert_eq!(l4::verify_complete(headers, device.sum()), l4::verify(&built.bytes));
     }
+}
+
+#[test]
+// The references are what the test is about.
+#[allow(clippy::needless_borrows_for_generic_args)]
+fn addresses_as_octets_or_core_net_types_alike() {
+    let (a4, b4) = ([192, 168, 0, 1], [203, 0, 113, 7]);
+    let (ip_a4, ip_b4) = (Ipv4Addr::from(a4), Ipv4Addr::from(b4));
+    let expected = ipv4::pseudo_header(a4, b4, 17, 12);
+    assert_eq!(ipv4::pseudo_header(&a4, &b4, 17, 12), expected);
+    assert_eq!(ipv4::pseudo_header(ip_a4, &ip_b4, 17, 12), expected);
+    assert_eq!(
+        ipv4::pseudo_header_seed(ip_a4, ip_b4, 6),
+        ipv4::pseudo_header_seed(a4, b4, 6)
+    );
+    assert_eq!(
+        incremental::update32(0x1234, ip_a4, &ip_b4),
+        incremental::update32(0x1234, a4, b4)
+    );
+
+    let (a6, b6) = ([0xfe; 16], [0x20; 16]);
+    let (ip_a6, ip_b6) = (Ipv6Addr::from(a6), Ipv6Addr::from(b6));
+    let expected = ipv6::pseudo_header(&a6, &b6, 6, 1000);
+    assert_eq!(ipv6::pseudo_header(a6, b6, 6, 1000), expected);
+    assert_eq!(ipv6::pseudo_header(&ip_a6, ip_b6, 6, 1000), expected);
+    assert_eq!(
+        ipv6::pseudo_header_seed(ip_a6, ip_b6, 58),
+        ipv6::pseudo_header_seed(&a6, &b6, 58)
+    );
+    assert_eq!(
+        incremental::update128(0x1234, ip_a6, &ip_b6),
+        incremental::update128(0x1234, &a6, &b6)
+    );
+
+    let mut spec = udp_spec(false);
+    spec.payload = b"addresses".to_vec();
+    let mut built = build(&spec);
+    correct(&mut built);
+    let mut by_octets = built.bytes.clone();
+    incremental::rewrite_ipv4(&mut by_octets, Endpoint::Source, b4, Some(9)).unwrap();
+    let mut by_type = built.bytes.clone();
+    incremental::rewrite_ipv4(&mut by_type, Endpoint::Source, ip_b4, Some(9)).unwrap();
+    assert_eq!(by_type, by_octets);
 }
 
 #[test]
@@ -998,9 +1041,9 @@ fn pseudo_header_seeds_match_dpdk_and_smoltcp() {
     let (s6, d6) = ([0x20; 16], [0xfe; 16]);
     let smol =
         checksum::pseudo_header_v6(&Ipv6Addr::from(s6), &Ipv6Addr::from(d6), IpProtocol::Udp, 0);
-    assert_eq!(ipv6::pseudo_header_seed(&s6, &d6, 17), smol);
+    assert_eq!(ipv6::pseudo_header_seed(s6, d6, 17), smol);
     assert_eq!(
-        ipv6::pseudo_header(&s6, &d6, 17, 1232).sum(),
+        ipv6::pseudo_header(s6, d6, 17, 1232).sum(),
         checksum::pseudo_header_v6(
             &Ipv6Addr::from(s6),
             &Ipv6Addr::from(d6),

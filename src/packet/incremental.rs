@@ -17,6 +17,12 @@
 //! rewrites bytes in a packet at any offset and length, odd ones included,
 //! and updates a checksum field with them.
 //!
+//! One convention for the arguments: checksums and 16-bit fields are `u16`
+//! values (a field's big-endian bytes read as a number, as
+//! `u16::from_be_bytes` gives them); addresses are an [`Address`], their
+//! bytes in network order or the `core::net` type, by value or by
+//! reference.
+//!
 //! # The corner case of RFC 1624 §4
 //!
 //! Ones' complement arithmetic has two zeros, 0x0000 and 0xffff. The sum of
@@ -36,7 +42,7 @@
 //! assert_eq!(incremental::update16(0xdd2f, 0x5555, 0x3285), 0x0000);
 //! ```
 
-use super::{Error, Protocol, Upper, be16, bytes, ipv4, ipv6, l4, put16};
+use super::{Address, Error, Protocol, Upper, be16, bytes, ipv4, ipv6, l4, put16};
 use crate::Checksum;
 
 /// The checksum after a 16-bit field at an even offset changes from `old`
@@ -73,7 +79,8 @@ pub fn update16(checksum: u16, old: u16, new: u16) -> u16 {
 }
 
 /// The checksum after a 32-bit field at an even offset (an IPv4 address)
-/// changes from `old` to `new`, as big-endian bytes.
+/// changes from `old` to `new`: its bytes in network order, or
+/// `Ipv4Addr`s (see [`Address`]).
 ///
 /// ```
 /// use fastpath::packet::incremental;
@@ -89,12 +96,13 @@ pub fn update16(checksum: u16, old: u16, new: u16) -> u16 {
 /// ```
 #[inline]
 #[must_use = "the updated checksum is returned, not stored: write it into the checksum field"]
-pub fn update32(checksum: u16, old: [u8; 4], new: [u8; 4]) -> u16 {
-    update_words(checksum, words(&old), words(&new))
+pub fn update32(checksum: u16, old: impl Address<4>, new: impl Address<4>) -> u16 {
+    update_words(checksum, words(&old.octets()), words(&new.octets()))
 }
 
 /// The checksum after a 128-bit field at an even offset (an IPv6 address)
-/// changes from `old` to `new`, as big-endian bytes.
+/// changes from `old` to `new`: its bytes in network order, or
+/// `Ipv6Addr`s (see [`Address`]).
 ///
 /// ```
 /// use fastpath::packet::incremental;
@@ -104,12 +112,12 @@ pub fn update32(checksum: u16, old: [u8; 4], new: [u8; 4]) -> u16 {
 /// data[8..24].copy_from_slice(&old);
 /// let before = fastpath::checksum(&data);
 /// data[8..24].copy_from_slice(&new);
-/// assert_eq!(incremental::update128(before, &old, &new), fastpath::checksum(&data));
+/// assert_eq!(incremental::update128(before, old, new), fastpath::checksum(&data));
 /// ```
 #[inline]
 #[must_use = "the updated checksum is returned, not stored: write it into the checksum field"]
-pub fn update128(checksum: u16, old: &[u8; 16], new: &[u8; 16]) -> u16 {
-    update_words(checksum, words(old), words(new))
+pub fn update128(checksum: u16, old: impl Address<16>, new: impl Address<16>) -> u16 {
+    update_words(checksum, words(&old.octets()), words(&new.octets()))
 }
 
 /// Replaces the `new.len()` bytes of `packet` at `at` with `new`, and
@@ -286,9 +294,10 @@ pub enum Endpoint {
 pub fn rewrite_ipv4(
     packet: &mut [u8],
     endpoint: Endpoint,
-    address: [u8; 4],
+    address: impl Address<4>,
     port: Option<u16>,
 ) -> Result<(), Error> {
+    let address = address.octets();
     let upper = ipv4::upper(packet)?;
     let at = match endpoint {
         Endpoint::Source => 12,
@@ -339,9 +348,10 @@ pub fn rewrite_ipv4(
 pub fn rewrite_ipv6(
     packet: &mut [u8],
     endpoint: Endpoint,
-    address: [u8; 16],
+    address: impl Address<16>,
     port: Option<u16>,
 ) -> Result<(), Error> {
+    let address = address.octets();
     let upper = ipv6::upper(packet)?;
     let at = match endpoint {
         Endpoint::Source => 8,
@@ -353,7 +363,7 @@ pub fn rewrite_ipv6(
     let in_pseudo_header = endpoint == Endpoint::Source || upper.destination_is_final;
     let l4 = plan(packet, &upper, endpoint, port, |c| {
         if in_pseudo_header {
-            update128(c, &old, &address)
+            update128(c, old, address)
         } else {
             c
         }

@@ -16,7 +16,7 @@
 //! assert_eq!(ipv4::verify_header(&header), Ok(true));
 //! ```
 
-use super::{Error, Fragment, Protocol, Report, Status, Upper, be16, bytes, judge, put16};
+use super::{Address, Error, Fragment, Protocol, Report, Status, Upper, be16, bytes, judge, put16};
 use crate::Checksum;
 
 /// The length of an IPv4 header without options.
@@ -168,8 +168,13 @@ pub fn write_header_checksum(packet: &mut [u8]) -> Result<u16, Error> {
 /// ```
 #[inline]
 #[must_use]
-pub fn pseudo_header(source: [u8; 4], destination: [u8; 4], protocol: u8, length: u16) -> Checksum {
-    let mut sum = addresses(source, destination);
+pub fn pseudo_header(
+    source: impl Address<4>,
+    destination: impl Address<4>,
+    protocol: u8,
+    length: u16,
+) -> Checksum {
+    let mut sum = addresses(source.octets(), destination.octets());
     sum.add_u16(u16::from(protocol));
     sum.add_u16(length);
     sum
@@ -194,7 +199,11 @@ pub fn pseudo_header(source: [u8; 4], destination: [u8; 4], protocol: u8, length
 /// ```
 #[inline]
 #[must_use]
-pub fn pseudo_header_seed(source: [u8; 4], destination: [u8; 4], protocol: u8) -> u16 {
+pub fn pseudo_header_seed(
+    source: impl Address<4>,
+    destination: impl Address<4>,
+    protocol: u8,
+) -> u16 {
     pseudo_header(source, destination, protocol, 0).sum()
 }
 

@@ -43,7 +43,7 @@
 //!
 //! [`l4`]: super::l4
 
-use super::{Error, Fragment, Upper, bytes};
+use super::{Address, Error, Fragment, Upper, bytes};
 use crate::Checksum;
 
 /// The length of the fixed IPv6 header.
@@ -82,7 +82,7 @@ const DESTINATION_OPTIONS: u8 = 60;
 /// let mut destination = source;
 /// destination[15] = 2;
 /// let udp = [0x30, 0x39, 0x00, 0x35, 0x00, 0x0c, 0x00, 0x00, b'p', b'i', b'n', b'g'];
-/// let mut sum = ipv6::pseudo_header(&source, &destination, 17, 12);
+/// let mut sum = ipv6::pseudo_header(source, destination, 17, 12);
 /// sum.update(&udp);
 /// // fe80 + 1 + fe80 + 2 + 12 + 17, then the datagram.
 /// let expected = !fastpath::reference::sum(&[
@@ -94,12 +94,12 @@ const DESTINATION_OPTIONS: u8 = 60;
 #[inline]
 #[must_use]
 pub fn pseudo_header(
-    source: &[u8; 16],
-    destination: &[u8; 16],
+    source: impl Address<16>,
+    destination: impl Address<16>,
     next_header: u8,
     length: u32,
 ) -> Checksum {
-    let mut sum = addresses(source, destination);
+    let mut sum = addresses(&source.octets(), &destination.octets());
     sum.add_u32(length);
     sum.add_u16(u16::from(next_header));
     sum
@@ -120,11 +120,15 @@ pub fn pseudo_header(
 /// let (mut src, mut dst) = ([0u8; 16], [0u8; 16]);
 /// src[15] = 1;
 /// dst[15] = 2;
-/// assert_eq!(ipv6::pseudo_header_seed(&src, &dst, 6), 1 + 2 + 6);
+/// assert_eq!(ipv6::pseudo_header_seed(src, dst, 6), 1 + 2 + 6);
 /// ```
 #[inline]
 #[must_use]
-pub fn pseudo_header_seed(source: &[u8; 16], destination: &[u8; 16], next_header: u8) -> u16 {
+pub fn pseudo_header_seed(
+    source: impl Address<16>,
+    destination: impl Address<16>,
+    next_header: u8,
+) -> u16 {
     pseudo_header(source, destination, next_header, 0).sum()
 }
 

@@ -93,6 +93,68 @@ pub mod ipv6;
 pub mod l4;
 pub mod partial;
 
+/// An IP address as an argument of this module's functions: its bytes in
+/// network order or the `core::net` type, by value or by reference, so that
+/// `[10, 0, 0, 1]`, `&octets` and `Ipv4Addr::LOCALHOST` all work. This is
+/// the one convention of every function here that takes an address.
+///
+/// ```
+/// use core::net::Ipv4Addr;
+/// use fastpath::packet::ipv4;
+///
+/// let octets = [192, 168, 0, 1];
+/// let from_octets = ipv4::pseudo_header_seed(octets, &octets, 17);
+/// let ip = Ipv4Addr::new(192, 168, 0, 1);
+/// assert_eq!(ipv4::pseudo_header_seed(ip, &ip, 17), from_octets);
+/// ```
+pub trait Address<const N: usize> {
+    /// The address's bytes, in network order.
+    #[must_use]
+    fn octets(self) -> [u8; N];
+}
+
+impl<const N: usize> Address<N> for [u8; N] {
+    #[inline]
+    fn octets(self) -> [u8; N] {
+        self
+    }
+}
+
+impl<const N: usize> Address<N> for &[u8; N] {
+    #[inline]
+    fn octets(self) -> [u8; N] {
+        *self
+    }
+}
+
+impl Address<4> for core::net::Ipv4Addr {
+    #[inline]
+    fn octets(self) -> [u8; 4] {
+        core::net::Ipv4Addr::octets(&self)
+    }
+}
+
+impl Address<4> for &core::net::Ipv4Addr {
+    #[inline]
+    fn octets(self) -> [u8; 4] {
+        core::net::Ipv4Addr::octets(self)
+    }
+}
+
+impl Address<16> for core::net::Ipv6Addr {
+    #[inline]
+    fn octets(self) -> [u8; 16] {
+        core::net::Ipv6Addr::octets(&self)
+    }
+}
+
+impl Address<16> for &core::net::Ipv6Addr {
+    #[inline]
+    fn octets(self) -> [u8; 16] {
+        core::net::Ipv6Addr::octets(self)
+    }
+}
+
 /// Why a packet's checksum cannot be computed, verified or written.
 ///
 /// The same values explain an [`Status::Unverified`] verdict.
