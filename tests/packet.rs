@@ -1497,6 +1497,8 @@ fn vectored_inputs_of_every_kind() {
 
 /// The functions that write a packet refuse what `l4::checksum` refuses,
 /// with the same error, and write nothing then: `write_checksum` always;
+/// `fix` for the upper layer (it reports the rest, and fixes the IPv4
+/// header alone);
 /// the NAT rewrites except where they need less than the checksum does (data
 /// cut short after the header, a first fragment, and without a port, an
 /// upper layer with no ports or checksum to update).
@@ -1506,6 +1508,26 @@ fn writers_agree_with_checksum(bytes: &[u8], n: u16) {
     assert_eq!(l4::write_checksum(&mut written), computed);
     if computed.is_err() {
         assert_eq!(written, bytes);
+    }
+    // `fix` fails where the IP layer cannot be read, as `l4::checksum` then
+    // does; where `l4::checksum` fails, it writes at most the IPv4 header's
+    // checksum.
+    let mut fixed = bytes.to_vec();
+    match packet::fix(&mut fixed, ProtocolSet::ALL) {
+        Err(e) => {
+            assert_eq!(computed, Err(e));
+            assert_eq!(fixed, bytes);
+        }
+        Ok(_) if computed.is_err() => {
+            let changed = (0..bytes.len()).filter(|&i| fixed[i] != bytes[i]);
+            let ipv4 = bytes[0] >> 4 == 4;
+            assert!(
+                changed.clone().all(|i| ipv4 && (10..12).contains(&i)),
+                "{:?}",
+                changed.collect::<Vec<_>>()
+            );
+        }
+        Ok(_) => {}
     }
     for endpoint in [Endpoint::Source, Endpoint::Destination] {
         for port in [None, Some(n)] {

@@ -23,7 +23,14 @@ fuzz_target!(|input: &[u8]| {
     let _ = ipv4::header_len(original);
     let _ = ipv4::verify_header(original);
     let _ = l4::verify(original);
+    let _ = l4::verify_complete(original, u16::from(control) * 257);
     let l4_checksum = l4::checksum(original);
+
+    // Split anywhere, the packet gives the same value or error.
+    let cut = usize::from(control) % (original.len() + 1);
+    let (head, tail) = original.split_at(cut);
+    assert_eq!(l4::checksum_vectored([head, tail]), l4_checksum, "split at {cut}");
+    assert_eq!(l4::verify_vectored(original.chunks(1 + cut / 8)), l4::verify(original));
 
     // What analyze reports agrees with the single-purpose functions.
     if let Ok(analysis) = &analysis {
