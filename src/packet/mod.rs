@@ -109,6 +109,14 @@ pub mod partial;
 /// ```
 pub trait Address<const N: usize> {
     /// The address's bytes, in network order.
+    ///
+    /// ```
+    /// use core::net::Ipv6Addr;
+    /// use fastpath::packet::Address;
+    ///
+    /// assert_eq!(Address::octets(&[10u8, 0, 0, 1]), [10, 0, 0, 1]);
+    /// assert_eq!(Address::octets(Ipv6Addr::LOCALHOST)[15], 1);
+    /// ```
     #[must_use]
     fn octets(self) -> [u8; N];
 }
@@ -120,24 +128,10 @@ impl<const N: usize> Address<N> for [u8; N] {
     }
 }
 
-impl<const N: usize> Address<N> for &[u8; N] {
-    #[inline]
-    fn octets(self) -> [u8; N] {
-        *self
-    }
-}
-
 impl Address<4> for core::net::Ipv4Addr {
     #[inline]
     fn octets(self) -> [u8; 4] {
         core::net::Ipv4Addr::octets(&self)
-    }
-}
-
-impl Address<4> for &core::net::Ipv4Addr {
-    #[inline]
-    fn octets(self) -> [u8; 4] {
-        core::net::Ipv4Addr::octets(self)
     }
 }
 
@@ -148,10 +142,11 @@ impl Address<16> for core::net::Ipv6Addr {
     }
 }
 
-impl Address<16> for &core::net::Ipv6Addr {
+/// Any of the above by reference.
+impl<const N: usize, T: Address<N> + Copy> Address<N> for &T {
     #[inline]
-    fn octets(self) -> [u8; 16] {
-        core::net::Ipv6Addr::octets(self)
+    fn octets(self) -> [u8; N] {
+        (*self).octets()
     }
 }
 
