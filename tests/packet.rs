@@ -696,10 +696,6 @@ proptest! {
         let analysis = packet::analyze(&rewritten).unwrap();
         prop_assert!(analysis.reports().all(|r| r.status == Status::Good), "{:?}", analysis);
     }
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(2048))]
 
     /// `incremental::replace` of any bytes, at any offset and length, in the
     /// upper layer's data or the IPv4 header: the checksum that
@@ -760,10 +756,6 @@ proptest! {
         expected[field..field + 2].copy_from_slice(&updated.to_be_bytes());
         prop_assert_eq!(&replaced, &expected, "only the bytes and the field change");
     }
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(2048))]
 
     /// `l4::verify_complete` from the sum of the upper layer, given the
     /// headers alone, says what `l4::verify` says of the whole packet.

@@ -79,6 +79,22 @@ impl Located {
         sum_skipping(self.pseudo, packet, self.start, self.field, self.end).ok_or(Error::Truncated)
     }
 
+    /// Whether a checksum `stored` in the field is acceptable, as a receiver
+    /// judges it: a UDP zero from the field alone (RFC 768: no checksum,
+    /// acceptable over IPv4; RFC 8200 §8.1: not over IPv6), any other value
+    /// by `check`.
+    fn verdict(
+        &self,
+        stored: u16,
+        check: impl FnOnce() -> Result<bool, Error>,
+    ) -> Result<bool, Error> {
+        if self.protocol == Protocol::Udp && stored == 0 {
+            Ok(!self.ipv6)
+        } else {
+            check()
+        }
+    }
+
     /// The value to store for a sum of `sum`.
     fn value(&self, sum: u16) -> u16 {
         let checksum = !sum;
@@ -255,10 +271,7 @@ pub fn checksum(packet: &[u8]) -> Result<u16, Error> {
 pub fn verify(packet: &[u8]) -> Result<bool, Error> {
     let located = find(packet)?;
     let stored = be16(packet, located.field).ok_or(Error::Truncated)?;
-    if located.protocol == Protocol::Udp && stored == 0 {
-        return Ok(!located.ipv6);
-    }
-    Ok(checks(located.sum(packet)?, stored))
+    located.verdict(stored, || Ok(checks(located.sum(packet)?, stored)))
 }
 
 /// Whether the upper layer's checksum is acceptable, as [`verify`] judges
@@ -312,15 +325,14 @@ pub fn verify_complete(headers: &[u8], sum: u16) -> Result<bool, Error> {
     // `headers`.
     let located = locate_in(headers, usize::MAX, &upper)?;
     let stored = be16(headers, located.field).ok_or(Error::Truncated)?;
-    if located.protocol == Protocol::Udp && stored == 0 {
-        return Ok(!located.ipv6);
-    }
-    if let Some(e) = located.unverifiable {
-        return Err(e);
-    }
-    let mut total = located.pseudo;
-    total.add_u16(sum);
-    Ok(total.sum() == 0xffff)
+    located.verdict(stored, || {
+        if let Some(e) = located.unverifiable {
+            return Err(e);
+        }
+        let mut total = located.pseudo;
+        total.add_u16(sum);
+        Ok(total.sum() == 0xffff)
+    })
 }
 
 /// Computes the upper layer's checksum, as [`checksum`] does, stores it in

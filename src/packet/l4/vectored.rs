@@ -12,7 +12,7 @@
 
 use super::{Located, locate_in};
 use crate::Checksum;
-use crate::packet::{Error, Protocol, be16, checks, put16};
+use crate::packet::{Error, be16, checks, put16};
 
 /// The most bytes of headers split across segments that are gathered on the
 /// stack: the IP header with its options or extension headers, and the
@@ -81,12 +81,12 @@ where
     I: IntoIterator,
     I::Item: AsRef<[u8]>,
 {
-    let scanned = scan(segments)?;
-    let located = &scanned.located;
-    if located.protocol == Protocol::Udp && scanned.stored == 0 {
-        return Ok(!located.ipv6);
-    }
-    Ok(checks(scanned.sum?, scanned.stored))
+    let Scanned {
+        located,
+        stored,
+        sum,
+    } = scan(segments)?;
+    located.verdict(stored, || Ok(checks(sum?, stored)))
 }
 
 /// Computes the upper layer's checksum of the packet made of `headers`
