@@ -1,0 +1,908 @@
+//! The C interface of fastpath: `libfastpath.so`, `libfastpath.a` and
+//! `include/fastpath.h` (written from this file by cbindgen).
+//!
+//! Every 16-bit checksum crosses the interface as it is stored in a packet
+//! (network byte order), as DPDK's and Linux's checksums do: the value a
+//! function returns is written into the header field as a `uint16_t`,
+//! unconverted, and the values it takes are read from one the same way.
+//! No function panics on any input its preconditions allow; those that can
+//! fail on the bytes of a packet return an [`fp_error`] code. A null pointer
+//! with a length of 0 is an empty buffer.
+
+#![allow(non_camel_case_types)]
+
+use core::ffi::{c_char, c_int, c_void};
+use core::mem::MaybeUninit;
+
+use fp::Checksum;
+use fp::packet::{Error, incremental, l4, partial};
+
+/// The `ol_flags` bit of DPDK's `RTE_MBUF_F_TX_TCP_SEG` (TCP segmentation
+/// offload): given to `fp_ipv4_phdr_cksum` or `fp_ipv6_phdr_cksum`, the
+/// pseudo-header sum leaves out the length, as the NIC adds each segment's.
+pub const FP_TX_TCP_SEG: u64 = 0x0004_0000_0000_0000;
+
+/// The error codes of the functions that parse a packet: 0 for success,
+/// negative for an error. `fp_strerror` describes each.
+#[repr(C)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum fp_error {
+    /// Success.
+    FP_OK = 0,
+    /// The bytes end before a header, a field or the data a header declares.
+    FP_ERR_TRUNCATED = -1,
+    /// The IP version is not 4 or 6, or not the one the function takes.
+    FP_ERR_VERSION = -2,
+    /// An IPv4 IHL below 5.
+    FP_ERR_HEADER_LENGTH = -3,
+    /// Lengths that don't fit: a total length shorter than the header, a
+    /// UDP length below 8 or past the IP payload, and the like.
+    FP_ERR_LENGTH = -4,
+    /// The first fragment of a fragmented packet: its checksum covers data
+    /// in the other fragments.
+    FP_ERR_FIRST_FRAGMENT = -5,
+    /// A fragment other than the first: no upper-layer header.
+    FP_ERR_LATER_FRAGMENT = -6,
+    /// An upper layer whose checksum is not known (not TCP, UDP, ICMPv4 over
+    /// IPv4 or ICMPv6 over IPv6).
+    FP_ERR_PROTOCOL = -7,
+    /// An IPv6 routing header with segments left, of a type whose final
+    /// destination is unknown.
+    FP_ERR_ROUTING_TYPE = -8,
+    /// An offset or a field outside the buffer, or overlapping what it may
+    /// not.
+    FP_ERR_OUT_OF_BOUNDS = -9,
+    /// A null pointer where bytes or a result were needed.
+    FP_ERR_NULL = -10,
+    /// An error of a newer version of the library than this interface
+    /// names.
+    FP_ERR_OTHER = -11,
+}
+
+impl From<Error> for fp_error {
+    fn from(error: Error) -> fp_error {
+        match error {
+            Error::Truncated => fp_error::FP_ERR_TRUNCATED,
+            Error::Version(_) => fp_error::FP_ERR_VERSION,
+            Error::HeaderLength(_) => fp_error::FP_ERR_HEADER_LENGTH,
+            Error::Length => fp_error::FP_ERR_LENGTH,
+            Error::FirstFragment => fp_error::FP_ERR_FIRST_FRAGMENT,
+            Error::LaterFragment => fp_error::FP_ERR_LATER_FRAGMENT,
+            Error::Protocol(_) => fp_error::FP_ERR_PROTOCOL,
+            Error::RoutingType(_) => fp_error::FP_ERR_ROUTING_TYPE,
+            // Split headers arise only from the vectored functions without
+            // `std`, neither of which this interface has.
+            Error::OutOfBounds | Error::SplitHeaders => fp_error::FP_ERR_OUT_OF_BOUNDS,
+            _ => fp_error::FP_ERR_OTHER,
+        }
+    }
+}
+
+/// The state of a checksum computed piece by piece: `fp_csum_init`, then
+/// `fp_csum_update` with each piece in order (of any length, odd ones
+/// included), then `fp_csum_finish`. Its fields are private; copy it freely.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct fp_csum {
+    /// The folded sum so far, as big-endian words: private.
+    sum: u16,
+    /// 1 if an odd number of bytes has been added: private.
+    odd: u16,
+}
+
+impl fp_csum {
+    fn get(&self) -> Checksum {
+        Checksum::from_parts(self.sum, self.odd != 0)
+    }
+
+    fn set(&mut self, state: Checksum) {
+        self.sum = state.sum();
+        self.odd = u16::from(state.is_odd());
+    }
+}
+
+/// An I/O vector, as `struct iovec` of `<sys/uio.h>`.
+#[repr(C)]
+pub struct iovec {
+    /// The start of the bytes.
+    pub iov_base: *mut c_void,
+    /// Their number.
+    pub iov_len: usize,
+}
+
+/// `len` bytes at `ptr` as a slice; empty for a length of 0 whatever the
+/// pointer.
+///
+/// # Safety
+///
+/// Unless `len` is 0, `ptr` must be valid for reads of `len` bytes for `'a`,
+/// and not written meanwhile.
+unsafe fn bytes<'a>(ptr: *const c_void, len: usize) -> &'a [u8] {
+    if len == 0 {
+        return &[];
+    }
+    // SAFETY: the caller guarantees `len` readable bytes at `ptr`.
+    unsafe { core::slice::from_raw_parts(ptr.cast(), len) }
+}
+
+/// `len` bytes at `ptr` as a mutable slice; empty for a length of 0.
+///
+/// # Safety
+///
+/// Unless `len` is 0, `ptr` must be valid for reads and writes of `len`
+/// initialized bytes for `'a`, and accessed by nothing else meanwhile.
+unsafe fn bytes_mut<'a>(ptr: *mut c_void, len: usize) -> &'a mut [u8] {
+    if len == 0 {
+        return &mut [];
+    }
+    // SAFETY: the caller's guarantees.
+    unsafe { core::slice::from_raw_parts_mut(ptr.cast(), len) }
+}
+
+/// `len` bytes at `ptr`, perhaps uninitialized, as a slice to write; empty
+/// for a length of 0.
+///
+/// # Safety
+///
+/// Unless `len` is 0, `ptr` must be valid for writes of `len` bytes for
+/// `'a`, and accessed by nothing else meanwhile.
+unsafe fn uninit_mut<'a>(ptr: *mut c_void, len: usize) -> &'a mut [MaybeUninit<u8>] {
+    if len == 0 {
+        return &mut [];
+    }
+    // SAFETY: the caller's guarantees; `MaybeUninit<u8>` may be
+    // uninitialized.
+    unsafe { core::slice::from_raw_parts_mut(ptr.cast(), len) }
+}
+
+/// A checksum as the library computes it (the big-endian words' value) as
+/// it is stored: network byte order.
+fn stored(value: u16) -> u16 {
+    value.to_be()
+}
+
+/// The value of a checksum stored in a packet.
+fn value(stored: u16) -> u16 {
+    u16::from_be(stored)
+}
+
+/// The ones'-complement sum of `bytes`, folded, not complemented, as
+/// big-endian words.
+fn sum(bytes: &[u8]) -> u16 {
+    let mut state = Checksum::new();
+    state.update(bytes);
+    state.sum()
+}
+
+/// The Internet checksum (RFC 1071) of the `len` bytes at `buf`: the ones'
+/// complement of their ones'-complement sum, in network byte order, ready
+/// to store in a header's checksum field (whose bytes must be zero in the
+/// buffer). Over bytes that hold their correct checksum it is 0; over none,
+/// 0xffff.
+///
+/// # Safety
+///
+/// `buf` must be valid for reads of `len` bytes (or `len` 0).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fp_checksum(buf: *const c_void, len: usize) -> u16 {
+    // SAFETY: the caller's guarantee.
+    stored(fp::checksum(unsafe { bytes(buf, len) }))
+}
+
+/// The ones'-complement sum of the `len` bytes at `buf`, folded to 16 bits
+/// and not complemented, in network byte order: DPDK's `rte_raw_cksum`,
+/// value for value (0 only for bytes that are all zero).
+///
+/// # Safety
+///
+/// `buf` must be valid for reads of `len` bytes (or `len` 0).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fp_raw_cksum(buf: *const c_void, len: usize) -> u16 {
+    // SAFETY: the caller's guarantee.
+    stored(sum(unsafe { bytes(buf, len) }))
+}
+
+/// Starts a checksum over no bytes.
+///
+/// # Safety
+///
+/// `state` must be valid for writes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fp_csum_init(state: *mut fp_csum) {
+    // SAFETY: the caller's guarantee.
+    unsafe { state.write(fp_csum { sum: 0, odd: 0 }) }
+}
+
+/// Adds the `len` bytes at `buf`, which follow those added so far.
+///
+/// # Safety
+///
+/// `state` must point to a state started by `fp_csum_init`, and `buf` be
+/// valid for reads of `len` bytes (or `len` 0).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fp_csum_update(state: *mut fp_csum, buf: *const c_void, len: usize) {
+    // SAFETY: the caller's guarantees.
+    let (state, data) = unsafe { (&mut *state, bytes(buf, len)) };
+    let mut sum = state.get();
+    sum.update(data);
+    state.set(sum);
+}
+
+/// Copies the `len` bytes at `src` to `dst` and adds them, as
+/// `fp_csum_update` would: a copy and a checksum in one pass.
+///
+/// # Safety
+///
+/// `state` must point to a started state, `src` be valid for reads and
+/// `dst` for writes of `len` bytes (or `len` 0), and the two must not
+/// overlap.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fp_csum_update_copy(
+    state: *mut fp_csum,
+    dst: *mut c_void,
+    src: *const c_void,
+    len: usize,
+) {
+    // SAFETY: the caller's guarantees; `src` and `dst` don't overlap.
+    let (state, dst, src) = unsafe { (&mut *state, uninit_mut(dst, len), bytes(src, len)) };
+    let mut sum = state.get();
+    sum.update_copy_uninit(dst, src);
+    state.set(sum);
+}
+
+/// Appends the bytes that `next` has summed to those of `state`, as if they
+/// had been added to `state` after its own: the pieces of a buffer summed
+/// apart (by two threads, say), of any lengths.
+///
+/// # Safety
+///
+/// Both must point to started states.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fp_csum_combine(state: *mut fp_csum, next: *const fp_csum) {
+    // SAFETY: the caller's guarantees.
+    let (state, next) = unsafe { (&mut *state, &*next) };
+    let mut sum = state.get();
+    sum.combine(&next.get());
+    state.set(sum);
+}
+
+/// The Internet checksum of every byte added so far, in network byte
+/// order. The state is unchanged: more bytes may follow.
+///
+/// # Safety
+///
+/// `state` must point to a started state.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fp_csum_finish(state: *const fp_csum) -> u16 {
+    // SAFETY: the caller's guarantee.
+    stored(unsafe { &*state }.get().finish())
+}
+
+/// The folded sum, not complemented, of every byte added so far, in network
+/// byte order: what `fp_raw_cksum` gives for all of them at once.
+///
+/// # Safety
+///
+/// `state` must point to a started state.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fp_csum_raw(state: *const fp_csum) -> u16 {
+    // SAFETY: the caller's guarantee.
+    stored(unsafe { &*state }.get().sum())
+}
+
+/// The Internet checksum of the bytes of `iovcnt` I/O vectors, one after
+/// the other (segments of any length, odd ones included), in network byte
+/// order.
+///
+/// # Safety
+///
+/// `iov` must point to `iovcnt` vectors (or `iovcnt` be 0), each valid for
+/// reads of its bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fp_checksum_iov(iov: *const iovec, iovcnt: usize) -> u16 {
+    let mut sum = Checksum::new();
+    for i in 0..iovcnt {
+        // SAFETY: the caller guarantees `iovcnt` vectors and their bytes.
+        let data = unsafe {
+            let v = &*iov.add(i);
+            bytes(v.iov_base, v.iov_len)
+        };
+        sum.update(data);
+    }
+    stored(sum.finish())
+}
+
+/// The folded sum, not complemented, of the `len` bytes from offset `off`
+/// of the bytes of `iovcnt` I/O vectors taken one after the other, stored
+/// in `*cksum` in network byte order: DPDK's `rte_raw_cksum_mbuf` over an
+/// array of segments rather than a chain of mbufs. Returns 0, or -1 (and
+/// stores nothing) if `off + len` is past the last byte.
+///
+/// Segments of any length are summed exactly, odd ones included (DPDK
+/// 22.11 drops the carries of a segment that starts at an odd offset of the
+/// data: there, the two may differ).
+///
+/// # Safety
+///
+/// `iov` must point to `iovcnt` vectors (or `iovcnt` be 0), each valid for
+/// reads of its bytes, and `cksum` be valid for writes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fp_raw_cksum_iov(
+    iov: *const iovec,
+    iovcnt: usize,
+    off: usize,
+    len: usize,
+    cksum: *mut u16,
+) -> c_int {
+    let Some(end) = off.checked_add(len) else {
+        return -1;
+    };
+    let mut sum = Checksum::new();
+    let mut at = 0usize;
+    for i in 0..iovcnt {
+        if at >= end {
+            break;
+        }
+        // SAFETY: the caller guarantees `iovcnt` vectors and their bytes.
+        let data = unsafe {
+            let v = &*iov.add(i);
+            bytes(v.iov_base, v.iov_len)
+        };
+        let from = off.saturating_sub(at).min(data.len());
+        let to = (end - at).min(data.len());
+        sum.update(&data[from..to.max(from)]);
+        at += data.len();
+    }
+    if at < end {
+        return -1;
+    }
+    // SAFETY: the caller guarantees that `cksum` is writable.
+    unsafe { cksum.write(stored(sum.sum())) };
+    0
+}
+
+/// Copies the `len` bytes at `src` to `dst` and returns their Internet
+/// checksum, in network byte order: Linux's `csum_partial_copy`, complemented,
+/// in one pass over the bytes.
+///
+/// # Safety
+///
+/// `src` must be valid for reads and `dst` for writes of `len` bytes (or
+/// `len` 0), and the two must not overlap.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fp_copy_checksum(dst: *mut c_void, src: *const c_void, len: usize) -> u16 {
+    // SAFETY: the caller's guarantees; they don't overlap.
+    let (dst, src) = unsafe { (uninit_mut(dst, len), bytes(src, len)) };
+    stored(fp::copy_checksum_uninit(dst, src).1)
+}
+
+/// Copies the `len` bytes at `src` to `dst`: `memcpy`, without the slow
+/// paths some C libraries have for a misaligned destination (DPDK's
+/// `rte_memcpy`).
+///
+/// # Safety
+///
+/// `src` must be valid for reads and `dst` for writes of `len` bytes (or
+/// `len` 0), and the two must not overlap.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fp_copy(dst: *mut c_void, src: *const c_void, len: usize) {
+    // SAFETY: the caller's guarantees; they don't overlap.
+    let (dst, src) = unsafe { (uninit_mut(dst, len), bytes(src, len)) };
+    let _ = fp::copy_uninit(dst, src);
+}
+
+/// Sets the `len` bytes at `dst` to `value`: `memset`.
+///
+/// # Safety
+///
+/// `dst` must be valid for writes of `len` bytes (or `len` 0).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fp_fill(dst: *mut c_void, value: u8, len: usize) {
+    // SAFETY: the caller's guarantee. The bytes may be uninitialized: the
+    // fill only writes them.
+    fp::fill(unsafe { bytes_mut(dst, len) }, value);
+}
+
+/// Sets the `len` bytes at `dst` to `value`, with non-temporal stores where
+/// the buffer outgrows the last-level cache (and ordinary ones below), then
+/// a store fence: for a large buffer nobody reads soon.
+///
+/// # Safety
+///
+/// `dst` must be valid for writes of `len` bytes (or `len` 0).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fp_fill_nontemporal(dst: *mut c_void, value: u8, len: usize) {
+    // SAFETY: as in `fp_fill`.
+    fp::fill_nontemporal(unsafe { bytes_mut(dst, len) }, value);
+}
+
+/// The name of the kernels' tier chosen for this process: "portable",
+/// "sse2", "neon", "avx2" or "avx512" (chosen at the first call of any
+/// function, from the CPU and the `FASTPATH_TIER` environment variable). A
+/// static string.
+#[unsafe(no_mangle)]
+pub extern "C" fn fp_active_tier() -> *const c_char {
+    let name: &'static core::ffi::CStr = match fp::active_tier() {
+        fp::Tier::Portable => c"portable",
+        fp::Tier::Sse2 => c"sse2",
+        fp::Tier::Neon => c"neon",
+        fp::Tier::Avx2 => c"avx2",
+        fp::Tier::Avx512 => c"avx512",
+        _ => c"unknown",
+    };
+    name.as_ptr()
+}
+
+/// A description of an `fp_error` code, as a static string.
+#[unsafe(no_mangle)]
+pub extern "C" fn fp_strerror(error: c_int) -> *const c_char {
+    let text: &'static core::ffi::CStr = match error {
+        0 => c"success",
+        -1 => c"truncated",
+        -2 => c"IP version is not the one expected",
+        -3 => c"IPv4 header length (IHL) is below 5",
+        -4 => c"lengths that don't fit",
+        -5 => c"first fragment: needs reassembly",
+        -6 => c"non-first fragment: no upper-layer header",
+        -7 => c"no known checksum for this protocol",
+        -8 => c"final destination unknown for this routing header type",
+        -9 => c"offset or field outside the buffer",
+        -10 => c"null pointer",
+        -11 => c"an error this interface does not name",
+        _ => c"unknown error",
+    };
+    text.as_ptr()
+}
+
+// DPDK 22.11's checksums of `rte_ip.h`, value for value.
+
+/// The IPv4 header length from its IHL, as `rte_ipv4_hdr_len`.
+///
+/// # Safety
+///
+/// `header` must be valid for reads of 1 byte.
+unsafe fn ipv4_hdr_len(header: *const u8) -> usize {
+    // SAFETY: the caller's guarantee.
+    usize::from(unsafe { header.read() } & 0x0f) * 4
+}
+
+/// The big-endian 16-bit word at `ptr + at`.
+///
+/// # Safety
+///
+/// `ptr + at` must be valid for reads of 2 bytes.
+unsafe fn be16_at(ptr: *const u8, at: usize) -> u16 {
+    // SAFETY: the caller's guarantee.
+    u16::from_be_bytes(unsafe { ptr.add(at).cast::<[u8; 2]>().read() })
+}
+
+/// The checksum of an IPv4 header, whose length its IHL gives, in network
+/// byte order: `rte_ipv4_cksum`. The checksum field must be zero (or the
+/// result is 0 when it holds the right one).
+///
+/// # Safety
+///
+/// `ipv4_hdr` must be valid for reads of the header's length (IHL × 4
+/// bytes, at most 60).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fp_ipv4_cksum(ipv4_hdr: *const c_void) -> u16 {
+    // SAFETY: the caller guarantees the header's bytes.
+    let header = unsafe { bytes(ipv4_hdr, ipv4_hdr_len(ipv4_hdr.cast())) };
+    stored(!sum(header))
+}
+
+/// The sum of the IPv4 pseudo-header (addresses, protocol, and the length
+/// Total Length − IHL × 4, or 0 if `ol_flags` has `FP_TX_TCP_SEG`), folded,
+/// not complemented, in network byte order: `rte_ipv4_phdr_cksum`, the seed
+/// a NIC completes for checksum offload.
+///
+/// # Safety
+///
+/// `ipv4_hdr` must be valid for reads of 20 bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fp_ipv4_phdr_cksum(ipv4_hdr: *const c_void, ol_flags: u64) -> u16 {
+    // SAFETY: the caller guarantees 20 bytes.
+    stored(unsafe { ipv4_phdr(ipv4_hdr.cast(), ol_flags) })
+}
+
+/// [`fp_ipv4_phdr_cksum`], as the big-endian words' value.
+///
+/// # Safety
+///
+/// `header` must be valid for reads of 20 bytes.
+unsafe fn ipv4_phdr(header: *const u8, ol_flags: u64) -> u16 {
+    // SAFETY: the caller guarantees 20 bytes.
+    let (fixed, hdr_len) = unsafe { (&*header.cast::<[u8; 20]>(), ipv4_hdr_len(header)) };
+    let length = if ol_flags & FP_TX_TCP_SEG != 0 {
+        0
+    } else {
+        u16::from_be_bytes([fixed[2], fixed[3]]).wrapping_sub(hdr_len as u16)
+    };
+    let mut sum = Checksum::new();
+    sum.update(&fixed[12..20]);
+    sum.add_u16(u16::from(fixed[9]));
+    sum.add_u16(length);
+    sum.sum()
+}
+
+/// The sum of the IPv6 pseudo-header (addresses, Payload Length or 0 if
+/// `ol_flags` has `FP_TX_TCP_SEG`, and Next Header), folded, not
+/// complemented, in network byte order: `rte_ipv6_phdr_cksum`.
+///
+/// # Safety
+///
+/// `ipv6_hdr` must be valid for reads of 40 bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fp_ipv6_phdr_cksum(ipv6_hdr: *const c_void, ol_flags: u64) -> u16 {
+    // SAFETY: the caller guarantees 40 bytes.
+    stored(unsafe { ipv6_phdr(ipv6_hdr.cast(), ol_flags) })
+}
+
+/// [`fp_ipv6_phdr_cksum`], as the big-endian words' value.
+///
+/// # Safety
+///
+/// `header` must be valid for reads of 40 bytes.
+unsafe fn ipv6_phdr(header: *const u8, ol_flags: u64) -> u16 {
+    // SAFETY: the caller guarantees 40 bytes.
+    let fixed = unsafe { &*header.cast::<[u8; 40]>() };
+    let mut sum = Checksum::new();
+    sum.update(&fixed[8..40]);
+    if ol_flags & FP_TX_TCP_SEG == 0 {
+        sum.update(&fixed[4..6]);
+    }
+    sum.add_u16(u16::from(fixed[6]));
+    sum.sum()
+}
+
+/// The upper layer's sum and the pseudo-header's, added as DPDK adds them
+/// (`__rte_ipv4_udptcp_cksum`): folded once, so 0xffff for a correct
+/// checksum.
+fn add_folded(data: u16, pseudo: u16) -> u16 {
+    let total = u32::from(data) + u32::from(pseudo);
+    ((total >> 16) + (total & 0xffff)) as u16
+}
+
+/// The complemented checksum with UDP's rule: a result of 0 is sent as
+/// 0xffff (RFC 768), as DPDK applies it.
+fn complement_udptcp(sum: u16, protocol: u8) -> u16 {
+    match !sum {
+        0 if protocol == 17 => 0xffff,
+        checksum => checksum,
+    }
+}
+
+/// `__rte_ipv4_udptcp_cksum`, as the big-endian words' value.
+///
+/// # Safety
+///
+/// As [`fp_ipv4_udptcp_cksum`].
+unsafe fn ipv4_udptcp(header: *const u8, l4: *const u8) -> u16 {
+    // SAFETY: the caller guarantees the header's 20 bytes.
+    let (hdr_len, total) = unsafe { (ipv4_hdr_len(header), usize::from(be16_at(header, 2))) };
+    if total < hdr_len {
+        return 0;
+    }
+    // SAFETY: the caller guarantees `total - hdr_len` bytes at `l4`, and
+    // the header's 20 bytes.
+    unsafe { add_folded(sum(bytes(l4.cast(), total - hdr_len)), ipv4_phdr(header, 0)) }
+}
+
+/// `__rte_ipv6_udptcp_cksum`, as the big-endian words' value.
+///
+/// # Safety
+///
+/// As [`fp_ipv6_udptcp_cksum`].
+unsafe fn ipv6_udptcp(header: *const u8, l4: *const u8) -> u16 {
+    // SAFETY: the caller guarantees the header's 40 bytes, and Payload
+    // Length bytes at `l4`.
+    unsafe {
+        let payload = usize::from(be16_at(header, 4));
+        add_folded(sum(bytes(l4.cast(), payload)), ipv6_phdr(header, 0))
+    }
+}
+
+/// The TCP or UDP checksum of a packet over IPv4, in network byte order:
+/// `rte_ipv4_udptcp_cksum`. The upper layer is the Total Length − IHL × 4
+/// bytes at `l4_hdr`, whose checksum field must be zero; for UDP a result
+/// of 0 is returned as 0xffff. A Total Length shorter than the header gives
+/// 0xffff, as in DPDK.
+///
+/// # Safety
+///
+/// `ipv4_hdr` must be valid for reads of its IHL × 4 bytes (at least 20),
+/// and `l4_hdr` of the upper layer's.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fp_ipv4_udptcp_cksum(
+    ipv4_hdr: *const c_void,
+    l4_hdr: *const c_void,
+) -> u16 {
+    let header = ipv4_hdr.cast::<u8>();
+    // SAFETY: the caller's guarantees; the protocol is byte 9 of the 20.
+    unsafe {
+        stored(complement_udptcp(
+            ipv4_udptcp(header, l4_hdr.cast()),
+            header.add(9).read(),
+        ))
+    }
+}
+
+/// The TCP or UDP checksum of a packet over IPv6 without extension headers,
+/// in network byte order: `rte_ipv6_udptcp_cksum`. The upper layer is the
+/// Payload Length bytes at `l4_hdr`, whose checksum field must be zero; for
+/// UDP a result of 0 is returned as 0xffff.
+///
+/// # Safety
+///
+/// `ipv6_hdr` must be valid for reads of 40 bytes, and `l4_hdr` of the
+/// Payload Length's.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fp_ipv6_udptcp_cksum(
+    ipv6_hdr: *const c_void,
+    l4_hdr: *const c_void,
+) -> u16 {
+    let header = ipv6_hdr.cast::<u8>();
+    // SAFETY: the caller's guarantees; Next Header is byte 6 of the 40.
+    unsafe {
+        stored(complement_udptcp(
+            ipv6_udptcp(header, l4_hdr.cast()),
+            header.add(6).read(),
+        ))
+    }
+}
+
+/// 0 if the TCP or UDP checksum of a packet over IPv4 is correct, else -1:
+/// `rte_ipv4_udptcp_cksum_verify`. As there, a UDP checksum of 0 (none) is
+/// for the caller to look for first: it gives -1 here unless the sum
+/// happens to be right.
+///
+/// # Safety
+///
+/// As `fp_ipv4_udptcp_cksum`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fp_ipv4_udptcp_cksum_verify(
+    ipv4_hdr: *const c_void,
+    l4_hdr: *const c_void,
+) -> c_int {
+    // SAFETY: the caller's guarantees.
+    if unsafe { ipv4_udptcp(ipv4_hdr.cast(), l4_hdr.cast()) } == 0xffff {
+        0
+    } else {
+        -1
+    }
+}
+
+/// 0 if the TCP or UDP checksum of a packet over IPv6 is correct, else -1:
+/// `rte_ipv6_udptcp_cksum_verify`, with the same caveat for a UDP checksum
+/// of 0.
+///
+/// # Safety
+///
+/// As `fp_ipv6_udptcp_cksum`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fp_ipv6_udptcp_cksum_verify(
+    ipv6_hdr: *const c_void,
+    l4_hdr: *const c_void,
+) -> c_int {
+    // SAFETY: the caller's guarantees.
+    if unsafe { ipv6_udptcp(ipv6_hdr.cast(), l4_hdr.cast()) } == 0xffff {
+        0
+    } else {
+        -1
+    }
+}
+
+// The protocol functions of `fastpath::packet`: whole packets from the IP
+// header, with their lengths, parsed (options, extension headers,
+// fragments) and checked.
+
+/// The result of a function that fails with an `fp_error`, as a C int.
+fn code<T>(result: Result<T, Error>, ok: impl FnOnce(T) -> c_int) -> c_int {
+    match result {
+        Ok(value) => ok(value),
+        Err(error) => fp_error::from(error) as c_int,
+    }
+}
+
+/// Stores `value` in `*out` unless `out` is null.
+///
+/// # Safety
+///
+/// `out` must be null or valid for writes.
+unsafe fn put(out: *mut u16, value: u16) {
+    if !out.is_null() {
+        // SAFETY: the caller's guarantee.
+        unsafe { out.write(value) }
+    }
+}
+
+/// Computes the checksum of the upper layer (TCP, UDP, ICMPv4 or ICMPv6) of
+/// the IPv4 or IPv6 packet of `len` bytes at `packet` (from its IP header:
+/// options, extension headers and fragments are parsed) and stores it in
+/// `*cksum`, in network byte order, as it belongs in the checksum field
+/// (UDP's 0 sent as 0xffff). Returns 0 or an `fp_error` (and stores
+/// nothing).
+///
+/// # Safety
+///
+/// `packet` must be valid for reads of `len` bytes (or `len` 0), and
+/// `cksum` for writes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fp_l4_checksum(
+    packet: *const c_void,
+    len: usize,
+    cksum: *mut u16,
+) -> c_int {
+    if cksum.is_null() {
+        return fp_error::FP_ERR_NULL as c_int;
+    }
+    // SAFETY: the caller's guarantees.
+    code(l4::checksum(unsafe { bytes(packet, len) }), |value| {
+        // SAFETY: `cksum` is not null, and writable as the caller
+        // guarantees.
+        unsafe { cksum.write(stored(value)) };
+        0
+    })
+}
+
+/// Verifies the upper layer's checksum of the packet of `len` bytes at
+/// `packet`: 1 if it is correct (or a UDP-over-IPv4 checksum of 0, "none"),
+/// 0 if not, or a negative `fp_error`.
+///
+/// # Safety
+///
+/// `packet` must be valid for reads of `len` bytes (or `len` 0).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fp_l4_verify(packet: *const c_void, len: usize) -> c_int {
+    // SAFETY: the caller's guarantee.
+    code(l4::verify(unsafe { bytes(packet, len) }), c_int::from)
+}
+
+/// Computes the upper layer's checksum of the packet of `len` bytes at
+/// `packet` and writes it into its field; stores it in `*cksum` too unless
+/// `cksum` is null. Returns 0 or an `fp_error` (and writes nothing).
+///
+/// # Safety
+///
+/// `packet` must be valid for reads and writes of `len` bytes (or `len`
+/// 0), and `cksum` null or valid for writes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fp_l4_write_checksum(
+    packet: *mut c_void,
+    len: usize,
+    cksum: *mut u16,
+) -> c_int {
+    // SAFETY: the caller's guarantees.
+    code(
+        l4::write_checksum(unsafe { bytes_mut(packet, len) }),
+        |value| {
+            // SAFETY: the caller's guarantee.
+            unsafe { put(cksum, stored(value)) };
+            0
+        },
+    )
+}
+
+/// Verifies the upper layer's checksum from the sum a NIC computed
+/// (Linux's `CHECKSUM_COMPLETE`): `headers` holds the packet from its IP
+/// header at least to the end of the checksum field (`len` bytes), and
+/// `sum` is the folded ones'-complement sum, in network byte order, of the
+/// bytes the checksum covers (the upper layer's header to the end of the IP
+/// payload, no padding). 1 if correct, 0 if not, or a negative `fp_error`.
+///
+/// # Safety
+///
+/// `headers` must be valid for reads of `len` bytes (or `len` 0).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fp_l4_verify_complete(
+    headers: *const c_void,
+    len: usize,
+    sum: u16,
+) -> c_int {
+    // SAFETY: the caller's guarantee.
+    code(
+        l4::verify_complete(unsafe { bytes(headers, len) }, value(sum)),
+        c_int::from,
+    )
+}
+
+/// Completes a checksum left to the device (Linux's `CHECKSUM_PARTIAL`):
+/// sums the bytes of the packet of `len` bytes at `packet` from
+/// `csum_start` to its end, the seed in the field included, and stores the
+/// complement at `csum_start + csum_offset` (0 sent as 0xffff). Returns 0,
+/// or `FP_ERR_OUT_OF_BOUNDS` (writing nothing) if the field is not inside
+/// the packet.
+///
+/// # Safety
+///
+/// `packet` must be valid for reads and writes of `len` bytes (or `len` 0).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fp_partial_complete(
+    packet: *mut c_void,
+    len: usize,
+    csum_start: usize,
+    csum_offset: usize,
+) -> c_int {
+    // SAFETY: the caller's guarantee.
+    code(
+        partial::complete(unsafe { bytes_mut(packet, len) }, csum_start, csum_offset),
+        |_| 0,
+    )
+}
+
+/// A checksum updated for a 16-bit word of the data changed from
+/// `old_value` to `new_value` (RFC 1624, eqn. 3), all three in network
+/// byte order as read from the packet: the TTL and protocol word, a port.
+#[unsafe(no_mangle)]
+pub extern "C" fn fp_csum_update16(cksum: u16, old_value: u16, new_value: u16) -> u16 {
+    stored(incremental::update16(
+        value(cksum),
+        value(old_value),
+        value(new_value),
+    ))
+}
+
+/// As `fp_csum_update16` for a 32-bit value changed (an IPv4 address), the
+/// three in network byte order.
+#[unsafe(no_mangle)]
+pub extern "C" fn fp_csum_update32(cksum: u16, old_value: u32, new_value: u32) -> u16 {
+    stored(incremental::update32(
+        value(cksum),
+        old_value.to_ne_bytes(),
+        new_value.to_ne_bytes(),
+    ))
+}
+
+/// As `fp_csum_update16` for 16 bytes changed (an IPv6 address), from the
+/// 16 bytes at `old_value` to those at `new_value`.
+///
+/// # Safety
+///
+/// `old_value` and `new_value` must be valid for reads of 16 bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fp_csum_update128(
+    cksum: u16,
+    old_value: *const c_void,
+    new_value: *const c_void,
+) -> u16 {
+    // SAFETY: the caller guarantees 16 readable bytes at each.
+    let (old, new) = unsafe {
+        (
+            old_value.cast::<[u8; 16]>().read(),
+            new_value.cast::<[u8; 16]>().read(),
+        )
+    };
+    stored(incremental::update128(value(cksum), old, new))
+}
+
+/// Replaces the `new_len` bytes at offset `at` of the `len` bytes at
+/// `packet` with those at `new_bytes`, and updates the checksum field at
+/// offset `field` to match (RFC 1624: any offset, odd ones included, and
+/// any length), with no protocol rule. Stores the new checksum in `*cksum`
+/// unless it is null. Returns 0, or `FP_ERR_OUT_OF_BOUNDS` (writing
+/// nothing) if the bytes or the field are not inside the packet, or
+/// overlap.
+///
+/// # Safety
+///
+/// `packet` must be valid for reads and writes of `len` bytes, `new_bytes`
+/// for reads of `new_len` (either length may be 0), not inside `packet`,
+/// and `cksum` null or valid for writes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fp_csum_replace(
+    packet: *mut c_void,
+    len: usize,
+    at: usize,
+    new_bytes: *const c_void,
+    new_len: usize,
+    field: usize,
+    cksum: *mut u16,
+) -> c_int {
+    // SAFETY: the caller's guarantees; the two don't overlap.
+    let (packet, new) = unsafe { (bytes_mut(packet, len), bytes(new_bytes, new_len)) };
+    code(incremental::replace(packet, at, new, field), |value| {
+        // SAFETY: the caller's guarantee.
+        unsafe { put(cksum, stored(value)) };
+        0
+    })
+}
