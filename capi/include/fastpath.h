@@ -637,6 +637,27 @@ static inline uint16_t fp_inline_add_folded_(uint16_t data, uint16_t pseudo)
 	return (uint16_t)((total >> 16) + (total & 0xffff));
 }
 
+/* The TCP and UDP checksums: inline where the upper layer is at most
+ * FP_INLINE_MAX bytes, one call into the library beyond. (Inline code
+ * around a call for the upper layer's sum cost 22 cycles more than the
+ * call alone at 576 bytes, gcc 12 with AVX2.) */
+
+/** Whether the upper layer of an IPv4 packet, by DPDK's reading of the
+ *  header, is summed inline. */
+static inline int fp_inline_ipv4_short_(const unsigned char *h)
+{
+	size_t hdr_len = (size_t)(h[0] & 0x0f) * 4;
+	size_t total = (size_t)((h[2] << 8) | h[3]);
+	return total < hdr_len || total - hdr_len <= FP_INLINE_MAX;
+}
+
+/** Whether the upper layer of an IPv6 packet is summed inline. */
+static inline int fp_inline_ipv6_short_(const unsigned char *h)
+{
+	return (size_t)((h[4] << 8) | h[5]) <= FP_INLINE_MAX;
+}
+
+/** DPDK's __rte_ipv4_udptcp_cksum, for an upper layer summed inline. */
 static inline uint16_t fp_inline_ipv4_udptcp_(const void *ipv4_hdr, const void *l4_hdr)
 {
 	const unsigned char *h = (const unsigned char *)ipv4_hdr;
@@ -644,21 +665,25 @@ static inline uint16_t fp_inline_ipv4_udptcp_(const void *ipv4_hdr, const void *
 	size_t total = (size_t)((h[2] << 8) | h[3]);
 	if (total < hdr_len)
 		return 0;
-	return fp_inline_add_folded_(fp_raw_cksum_inline_(l4_hdr, total - hdr_len),
+	return fp_inline_add_folded_(fp_inline_fold_(fp_inline_sum_(l4_hdr, total - hdr_len)),
 				     fp_ipv4_phdr_cksum_inline_(ipv4_hdr, 0));
 }
 
+/** DPDK's __rte_ipv6_udptcp_cksum, for an upper layer summed inline. */
 static inline uint16_t fp_inline_ipv6_udptcp_(const void *ipv6_hdr, const void *l4_hdr)
 {
 	const unsigned char *h = (const unsigned char *)ipv6_hdr;
 	size_t payload = (size_t)((h[4] << 8) | h[5]);
-	return fp_inline_add_folded_(fp_raw_cksum_inline_(l4_hdr, payload),
+	return fp_inline_add_folded_(fp_inline_fold_(fp_inline_sum_(l4_hdr, payload)),
 				     fp_ipv6_phdr_cksum_inline_(ipv6_hdr, 0));
 }
 
 static inline uint16_t fp_ipv4_udptcp_cksum_inline_(const void *ipv4_hdr, const void *l4_hdr)
 {
-	uint16_t cksum = (uint16_t)~fp_inline_ipv4_udptcp_(ipv4_hdr, l4_hdr);
+	uint16_t cksum;
+	if (!fp_inline_ipv4_short_((const unsigned char *)ipv4_hdr))
+		return fp_ipv4_udptcp_cksum(ipv4_hdr, l4_hdr);
+	cksum = (uint16_t)~fp_inline_ipv4_udptcp_(ipv4_hdr, l4_hdr);
 	if (cksum == 0 && ((const unsigned char *)ipv4_hdr)[9] == 17)
 		cksum = 0xffff;
 	return cksum;
@@ -666,7 +691,10 @@ static inline uint16_t fp_ipv4_udptcp_cksum_inline_(const void *ipv4_hdr, const 
 
 static inline uint16_t fp_ipv6_udptcp_cksum_inline_(const void *ipv6_hdr, const void *l4_hdr)
 {
-	uint16_t cksum = (uint16_t)~fp_inline_ipv6_udptcp_(ipv6_hdr, l4_hdr);
+	uint16_t cksum;
+	if (!fp_inline_ipv6_short_((const unsigned char *)ipv6_hdr))
+		return fp_ipv6_udptcp_cksum(ipv6_hdr, l4_hdr);
+	cksum = (uint16_t)~fp_inline_ipv6_udptcp_(ipv6_hdr, l4_hdr);
 	if (cksum == 0 && ((const unsigned char *)ipv6_hdr)[6] == 17)
 		cksum = 0xffff;
 	return cksum;
@@ -674,11 +702,15 @@ static inline uint16_t fp_ipv6_udptcp_cksum_inline_(const void *ipv6_hdr, const 
 
 static inline int fp_ipv4_udptcp_cksum_verify_inline_(const void *ipv4_hdr, const void *l4_hdr)
 {
+	if (!fp_inline_ipv4_short_((const unsigned char *)ipv4_hdr))
+		return fp_ipv4_udptcp_cksum_verify(ipv4_hdr, l4_hdr);
 	return fp_inline_ipv4_udptcp_(ipv4_hdr, l4_hdr) == 0xffff ? 0 : -1;
 }
 
 static inline int fp_ipv6_udptcp_cksum_verify_inline_(const void *ipv6_hdr, const void *l4_hdr)
 {
+	if (!fp_inline_ipv6_short_((const unsigned char *)ipv6_hdr))
+		return fp_ipv6_udptcp_cksum_verify(ipv6_hdr, l4_hdr);
 	return fp_inline_ipv6_udptcp_(ipv6_hdr, l4_hdr) == 0xffff ? 0 : -1;
 }
 
