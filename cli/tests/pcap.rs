@@ -884,31 +884,51 @@ fn exit_status_and_errors_name_the_file_and_offset() {
             stderr.contains(name) && stderr.contains(message),
             "{name}: {stderr}"
         );
-        // fix fails the same way and writes nothing.
+        // fix fails the same way. A file that is no capture gets no output;
+        // one whose first record is absurd, its file header (exit status 3:
+        // the complete records written, none after the error).
         let out_file = dir.join(format!("fixed-{name}"));
         let out = fastpath(&["pcap", "fix", path(&dir.join(name)), "-o", path(&out_file)]);
-        assert_eq!(out.status.code(), Some(2), "{name}");
-        assert!(!out_file.exists());
+        if name == "absurd.pcap" {
+            assert_eq!(out.status.code(), Some(3), "{name}");
+            assert_eq!(fs::read(&out_file).unwrap(), absurd[..24]);
+        } else {
+            assert_eq!(out.status.code(), Some(2), "{name}");
+            assert!(!out_file.exists());
+        }
     }
-    // fix on a truncated file leaves an existing output alone.
+    // fix on a file that is no capture leaves an existing output alone.
     let existing = dir.join("existing.pcap");
     fs::write(&existing, b"keep me").unwrap();
-    let out = fastpath(&["pcap", "fix", path(&cut), "-o", path(&existing)]);
+    let out = fastpath(&[
+        "pcap",
+        "fix",
+        path(&dir.join("text.pcap")),
+        "-o",
+        path(&existing),
+    ]);
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(fs::read(&existing).unwrap(), b"keep me");
+    // On a truncated one it writes the complete records.
+    let out = fastpath(&["pcap", "fix", path(&cut), "-o", path(&existing)]);
+    assert_eq!(out.status.code(), Some(3));
+    assert_eq!(fs::read(&existing).unwrap(), two[..second]);
     fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
 fn pcapng_block_and_packet_kinds() {
     // A Simple Packet Block and an obsolete Packet Block, on interface 0;
-    // an EPB naming an interface never described; a second section of the
-    // other byte order, whose interfaces start over.
+    // an EPB of an interface of a link type not decoded (LINKTYPE_USER0);
+    // a second section of the other byte order, whose interfaces start
+    // over. (An EPB of an interface never described is a read error:
+    // an_undescribed_interface_is_a_read_error.)
     let bad = eth(&spoil(ipv4(17, &udp(&A4, &payload(30))), 26));
     let good = eth(&ipv4(17, &udp(&A4, &payload(30))));
     let build = |frame_bytes: &[u8]| {
         let mut out = section_header(false);
         out.extend(interface(false, 1, 0));
+        out.extend(interface(false, 147, 0));
         let mut spb = (frame_bytes.len() as u32).to_le_bytes().to_vec();
         spb.extend(frame_bytes);
         out.extend(block(false, 3, &spb));
@@ -920,7 +940,7 @@ fn pcapng_block_and_packet_kinds() {
         out.extend(block(false, 2, &pb));
         out.extend(enhanced_packet(
             false,
-            5,
+            1,
             0,
             &frame(1, frame_bytes.to_vec()),
         ));
@@ -966,7 +986,7 @@ fn pcapng_block_and_packet_kinds() {
             .success()
     );
     let mut expected = build(&good);
-    // The frame of the undescribed interface is left as it was.
+    // The frame of the link type not decoded is left as it was.
     let third = find(&build(&bad), &bad, 3);
     expected[third..third + bad.len()].copy_from_slice(&bad);
     assert_eq!(fs::read(&fixed).unwrap(), expected);
@@ -1205,4 +1225,420 @@ fn memory_stays_bounded_on_a_capture_over_2_gb() {
     fs::remove_dir_all(&dir).unwrap();
     assert!(verify_peak < limit, "verify: {verify_peak} bytes");
     assert!(fix_peak < limit, "fix: {fix_peak} bytes");
+}
+
+/// Runs fastpath with `input` written to its standard input, a pipe, by
+/// a thread (the capture may be larger than the pipe's buffer).
+fn fastpath_piped(args: &[&str], input: Vec<u8>) -> Output {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = Command::new(FASTPATH)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run fastpath");
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        // fastpath may stop reading early, on an error: a broken pipe.
+        let _ = stdin.write_all(&input);
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    out
+}
+
+/// The JSON lines of `out`, with the file name of each, checked to be
+/// `name`, left out.
+fn lines_of(out: &Output, name: &str) -> Vec<(u64, u8, String, String, u16, u16)> {
+    String::from_utf8(out.stdout.clone())
+        .unwrap()
+        .lines()
+        .map(|line| {
+            let (file, frame, depth, proto, status, stored, computed) = parse_line(line);
+            assert_eq!(file, name, "{line}");
+            (frame, depth, proto, status, stored, computed)
+        })
+        .collect()
+}
+
+/// A capture of more than the 1 MiB read buffer, so that it comes through
+/// a pipe in many reads: every 100th frame has a bad TCP checksum, and a
+/// truncated copy of it ends in the middle of a block.
+fn large_capture(format: Format) -> Vec<u8> {
+    let good = frame(1, eth(&ipv4(6, &tcp(&A4, &payload(1400)))));
+    let bad = frame(1, eth(&spoil(ipv4(6, &tcp(&A4, &payload(1400))), 36)));
+    let frames: Vec<Frame> = (0..1000)
+        .map(|i| {
+            if i % 100 == 7 {
+                bad.clone()
+            } else {
+                good.clone()
+            }
+        })
+        .collect();
+    write(format, &frames)
+}
+
+#[test]
+fn verify_reads_standard_input_as_it_reads_a_file() {
+    let dir = temp_dir("stdin");
+    for format in [
+        Format::PcapNg { big_endian: false },
+        Format::Pcap {
+            nanosecond: true,
+            big_endian: true,
+        },
+    ] {
+        let bytes = large_capture(format);
+        assert!(bytes.len() > 1 << 20);
+        let file = dir.join(format!("large.{}", format.extension()));
+        fs::write(&file, &bytes).unwrap();
+        let from_file = fastpath(&["pcap", "verify", "--json", path(&file)]);
+        assert_eq!(from_file.status.code(), Some(1), "{}", format.name());
+        let expected = lines_of(&from_file, path(&file));
+        assert_eq!(expected.len(), 2000, "{}", format.name());
+
+        // `cat file | fastpath pcap verify --json -`: the same lines, of
+        // the file named `-`.
+        let piped = fastpath_piped(&["pcap", "verify", "--json", "-"], bytes.clone());
+        assert_eq!(
+            piped.status.code(),
+            Some(1),
+            "{}: {}",
+            format.name(),
+            String::from_utf8_lossy(&piped.stderr)
+        );
+        assert_eq!(lines_of(&piped, "-"), expected, "{}", format.name());
+        assert!(piped.stderr.is_empty());
+
+        // The summary is the file's, named `-`.
+        let summary = fastpath(&["pcap", "verify", path(&file)]);
+        let piped = fastpath_piped(&["pcap", "verify", "-"], bytes.clone());
+        assert_eq!(piped.status.code(), Some(1));
+        let summary = String::from_utf8(summary.stdout).unwrap();
+        assert_eq!(
+            String::from_utf8(piped.stdout).unwrap(),
+            summary.replace(path(&file), "-")
+        );
+
+        // `fastpath pcap verify --json - < file`: standard input is the
+        // file itself.
+        let redirected = Command::new(FASTPATH)
+            .args(["pcap", "verify", "--json", "-"])
+            .stdin(fs::File::open(&file).unwrap())
+            .output()
+            .unwrap();
+        assert_eq!(redirected.status.code(), Some(1));
+        assert_eq!(lines_of(&redirected, "-"), expected);
+
+        // Cut in a block: the frames before it, and the error at the
+        // offset where the block starts, as for the file.
+        let cut = &bytes[..bytes.len() - 700];
+        let cut_file = dir.join(format!("cut.{}", format.extension()));
+        fs::write(&cut_file, cut).unwrap();
+        let from_file = fastpath(&["pcap", "verify", "--json", path(&cut_file)]);
+        let piped = fastpath_piped(&["pcap", "verify", "--json", "-"], cut.to_vec());
+        assert_eq!(from_file.status.code(), Some(2));
+        assert_eq!(piped.status.code(), Some(2));
+        assert_eq!(lines_of(&piped, "-"), lines_of(&from_file, path(&cut_file)));
+        let stderr = String::from_utf8(piped.stderr).unwrap();
+        assert_eq!(
+            stderr,
+            String::from_utf8(from_file.stderr)
+                .unwrap()
+                .replace(path(&cut_file), "-")
+        );
+        assert!(
+            stderr.contains("fastpath: error: -: truncated file"),
+            "{stderr}"
+        );
+    }
+
+    // An empty standard input is no capture; `-` among files.
+    let out = fastpath_piped(&["pcap", "verify", "-"], Vec::new());
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("-: empty file"), "{stderr}");
+    let good = capture::pcap(false, false, &[frame(1, eth(&ipv4(6, &tcp(&A4, b"data"))))]);
+    let good_file = dir.join("good.pcap");
+    fs::write(&good_file, &good).unwrap();
+    let out = fastpath_piped(
+        &["pcap", "verify", "--json", path(&good_file), "-"],
+        good.clone(),
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let files: Vec<String> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| parse_line(l).0)
+        .collect();
+    assert_eq!(files, [path(&good_file), path(&good_file), "-", "-"]);
+    fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+#[cfg(unix)]
+fn verify_reads_a_fifo() {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let dir = temp_dir("fifo");
+    let bytes = large_capture(Format::PcapNg { big_endian: true });
+    let file = dir.join("large.pcapng");
+    fs::write(&file, &bytes).unwrap();
+    let expected = lines_of(
+        &fastpath(&["pcap", "verify", "--json", path(&file)]),
+        path(&file),
+    );
+    let fifo = dir.join("fifo.pcapng");
+    let status = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(status.success());
+    let writer = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || {
+            // Opening blocks until fastpath opens the FIFO to read it.
+            let mut out = fs::OpenOptions::new().write(true).open(&fifo).unwrap();
+            let _ = out.write_all(&bytes);
+        })
+    };
+    let out = fastpath(&["pcap", "verify", "--json", path(&fifo)]);
+    // Should fastpath not have opened the FIFO, the writer is let go.
+    let _unblock = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(&fifo);
+    writer.join().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(lines_of(&out, path(&fifo)), expected);
+    fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn an_undescribed_interface_is_a_read_error() {
+    let bad = eth(&spoil(ipv4(17, &udp(&A4, &payload(30))), 26));
+    let epb =
+        |big_endian, interface| enhanced_packet(big_endian, interface, 0, &frame(1, bad.clone()));
+    let dir = temp_dir("undescribed");
+    let check = |name: &str, bytes: &[u8], offset: usize, message: &str, lines: usize| {
+        let file = dir.join(name);
+        fs::write(&file, bytes).unwrap();
+        let out = fastpath(&["pcap", "verify", "--json", path(&file)]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{name}: {stderr}");
+        assert!(
+            stderr.contains(name)
+                && stderr.contains(message)
+                && stderr.contains(&format!("at byte offset {offset}\n")),
+            "{name}: {stderr}"
+        );
+        // The frames before it are reported.
+        assert_eq!(lines_of(&out, path(&file)).len(), lines, "{name}");
+    };
+
+    // Interface 1 when only interface 0 is described.
+    let mut bytes = section_header(false);
+    bytes.extend(interface(false, 1, 0));
+    bytes.extend(epb(false, 0));
+    let at = bytes.len();
+    bytes.extend(epb(false, 1));
+    bytes.extend(epb(false, 0));
+    check(
+        "one.pcapng",
+        &bytes,
+        at,
+        "enhanced packet block of interface 1, but its section describes only interface 0",
+        2,
+    );
+
+    // Before any interface description block; a simple packet block
+    // there; an obsolete packet block of an interface not described.
+    let mut bytes = section_header(true);
+    let at = bytes.len();
+    bytes.extend(epb(true, 0));
+    bytes.extend(interface(true, 1, 0));
+    check(
+        "none.pcapng",
+        &bytes,
+        at,
+        "enhanced packet block of interface 0 before any interface description block",
+        0,
+    );
+    let mut spb = (bad.len() as u32).to_le_bytes().to_vec();
+    spb.extend(&bad);
+    let mut bytes = section_header(false);
+    let at = bytes.len();
+    bytes.extend(block(false, 3, &spb));
+    check(
+        "simple.pcapng",
+        &bytes,
+        at,
+        "simple packet block of interface 0 before any interface description block",
+        0,
+    );
+    let mut pb = vec![3, 0, 0, 0];
+    pb.extend([0; 8]);
+    pb.extend((bad.len() as u32).to_le_bytes());
+    pb.extend((bad.len() as u32).to_le_bytes());
+    pb.extend(&bad);
+    let mut bytes = section_header(false);
+    bytes.extend(interface(false, 1, 0));
+    bytes.extend(interface(false, 101, 0));
+    let at = bytes.len();
+    bytes.extend(block(false, 2, &pb));
+    check(
+        "packet.pcapng",
+        &bytes,
+        at,
+        "packet block of interface 3, but its section describes only interfaces 0 to 1",
+        0,
+    );
+
+    // A new section's interfaces start over: interface 0 of the first
+    // section is not the second's.
+    let mut bytes = section_header(false);
+    bytes.extend(interface(false, 1, 0));
+    bytes.extend(epb(false, 0));
+    bytes.extend(section_header(true));
+    let at = bytes.len();
+    bytes.extend(epb(true, 0));
+    check(
+        "sections.pcapng",
+        &bytes,
+        at,
+        "enhanced packet block of interface 0 before any interface description block",
+        2,
+    );
+    // fix refuses it too.
+    let out = fastpath(&[
+        "pcap",
+        "fix",
+        path(&dir.join("one.pcapng")),
+        "-o",
+        path(&dir.join("fixed.pcapng")),
+    ]);
+    assert!(!out.status.success());
+    fs::remove_dir_all(dir).unwrap();
+}
+
+/// A capture of Alexey Kuznetsov's modified pcap format (ss991029): the
+/// pcap file header with magic 0xa1b2cd34, and record headers of 24 bytes,
+/// the usual 16 then an interface index, a protocol, a packet type and a
+/// pad byte.
+fn modified_pcap(big_endian: bool, frames: &[Vec<u8>]) -> Vec<u8> {
+    let u16_bytes = |v: u16| {
+        if big_endian {
+            v.to_be_bytes()
+        } else {
+            v.to_le_bytes()
+        }
+    };
+    let u32_bytes = |v: u32| {
+        if big_endian {
+            v.to_be_bytes()
+        } else {
+            v.to_le_bytes()
+        }
+    };
+    let mut out = u32_bytes(0xa1b2_cd34).to_vec();
+    out.extend(u16_bytes(2));
+    out.extend(u16_bytes(4));
+    out.extend(u32_bytes(0));
+    out.extend(u32_bytes(0));
+    out.extend(u32_bytes(65535));
+    out.extend(u32_bytes(1));
+    for (i, f) in frames.iter().enumerate() {
+        out.extend(u32_bytes(1_700_000_000 + i as u32));
+        out.extend(u32_bytes(123_456));
+        out.extend(u32_bytes(f.len() as u32));
+        out.extend(u32_bytes(f.len() as u32));
+        out.extend(u32_bytes(3 + i as u32));
+        out.extend(u16_bytes(0x0800));
+        out.extend([i as u8 % 5, 0xaa]);
+        out.extend(f);
+    }
+    out
+}
+
+#[test]
+fn the_modified_pcap_format_is_read_and_fixed() {
+    let dir = temp_dir("modified");
+    let tcp_good = eth(&ipv4(6, &tcp(&A4, b"data")));
+    let udp_good = eth(&ipv4(17, &udp(&A4, &payload(30))));
+    let input = [
+        tcp_good.clone(),
+        eth(&spoil(ipv4(17, &udp(&A4, &payload(30))), 26)),
+        eth(&spoil(ipv4(6, &tcp(&A4, b"data")), 36)),
+    ];
+    let fixed = [tcp_good.clone(), udp_good.clone(), tcp_good.clone()];
+    let standard: Vec<Frame> = input.iter().map(|f| frame(1, f.clone())).collect();
+    for big_endian in [false, true] {
+        let name = format!("modified-{}.pcap", if big_endian { "be" } else { "le" });
+        let file = dir.join(&name);
+        fs::write(&file, modified_pcap(big_endian, &input)).unwrap();
+        // The same lines as for the frames in a standard pcap file.
+        let standard_file = dir.join("standard.pcap");
+        fs::write(&standard_file, capture::pcap(false, big_endian, &standard)).unwrap();
+        let expected = lines_of(
+            &fastpath(&["pcap", "verify", "--json", path(&standard_file)]),
+            path(&standard_file),
+        );
+        assert_eq!(expected.len(), 6);
+        let out = fastpath(&["pcap", "verify", "--json", path(&file)]);
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(lines_of(&out, path(&file)), expected, "{name}");
+        let out = fastpath(&["pcap", "verify", path(&file)]);
+        let summary = String::from_utf8(out.stdout).unwrap();
+        let order = if big_endian { "big" } else { "little" };
+        assert!(
+            summary.contains(&format!("modified pcap (µs, {order}-endian)")),
+            "{summary}"
+        );
+
+        // fix copies every byte, the record headers' 8 more included, and
+        // patches only the checksums.
+        let fixed_file = dir.join(format!("fixed-{name}"));
+        let out = fastpath(&["pcap", "fix", path(&file), "-o", path(&fixed_file)]);
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(
+            fs::read(&fixed_file).unwrap(),
+            modified_pcap(big_endian, &fixed),
+            "{name}"
+        );
+        let (out, lines) = verify_json(&fixed_file);
+        assert_eq!(out.status.code(), Some(0), "{name}");
+        assert_eq!(lines.len(), 6);
+
+        // Cut in the last record: the error names where it starts.
+        let bytes = modified_pcap(big_endian, &input);
+        let last = bytes.len() - 24 - input[2].len();
+        let cut_file = dir.join(format!("cut-{name}"));
+        fs::write(&cut_file, &bytes[..bytes.len() - 3]).unwrap();
+        let out = fastpath(&["pcap", "verify", "--json", path(&cut_file)]);
+        assert_eq!(out.status.code(), Some(2));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains(&format!(
+                "truncated file: the block here needs {} bytes",
+                24 + input[2].len()
+            )) && stderr.contains(&format!("byte offset {last}")),
+            "{stderr}"
+        );
+        assert_eq!(lines_of(&out, path(&cut_file)).len(), 4);
+    }
+    fs::remove_dir_all(dir).unwrap();
 }

@@ -7,14 +7,24 @@
 //! verifiable and wrong ([`fastpath::packet::Status::needs_fix`]), of a
 //! protocol in `--only`, are written in the copy, innermost tunnel first.
 //!
-//! The output goes to a temporary file in the output's directory, renamed
-//! into place once complete and synced: on any error the output and the
-//! input are as they were. The output takes the input's permissions.
+//! A regular output file is written to a temporary file in its directory,
+//! renamed into place once complete and synced (then the directory too): on
+//! any error, or SIGINT, SIGTERM or SIGHUP, the output and the input are as
+//! they were and the temporary file is gone. A file replaced keeps its mode
+//! and owner; a new one takes the input's mode. Standard output (`-o -`),
+//! FIFOs and character devices are written directly, streamed; other kinds
+//! of file (directories, sockets, block devices, symbolic links that lead
+//! nowhere) are refused, never replaced.
+//!
+//! A capture cut short (a partial last record, as a killed writer leaves)
+//! or corrupt after some records is fixed up to its last complete record:
+//! those are written, the error is reported, and the exit status is 3.
 
 use std::fs;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::{Mutex, Once};
 
 use anyhow::{Context, Result, bail};
 use fastpath::packet::{Protocol, ProtocolSet, Status};
@@ -30,15 +40,20 @@ use super::verify::{Inspector, Kind};
 pub struct Args {
     /// The capture to fix, pcap or pcapng.
     input: PathBuf,
-    /// Where to write the fixed capture (same format). Refused if it is
-    /// INPUT, unless --in-place is given.
+    /// Where to write the fixed capture (same format): a file (replaced
+    /// through a temporary file, keeping its mode and owner), `-` for
+    /// standard output, or a FIFO or character device (written directly).
+    /// Refused if it is INPUT, unless --in-place is given.
     #[arg(short, long, value_name = "OUT", required_unless_present = "in_place")]
     output: Option<PathBuf>,
-    /// Replace INPUT with the fixed capture.
+    /// Replace INPUT with the fixed capture, keeping its mode and owner. The
+    /// new file takes INPUT's name: other hard links to INPUT keep the old
+    /// contents.
     #[arg(long)]
     in_place: bool,
     /// Fix only these layers: a comma-separated list of ipv4, tcp, udp,
-    /// icmp, icmpv6 (all of them by default).
+    /// icmp, icmpv6 (all of them by default). A tunnel's outer checksum
+    /// that was right is kept right, whatever its protocol.
     #[arg(long, value_delimiter = ',', value_name = "PROTOCOLS")]
     only: Vec<Protocol>,
 }
@@ -134,10 +149,23 @@ impl Fixer {
     }
 }
 
-/// Runs `fastpath pcap fix`: exit status 0, or 2 on an error.
+/// The exit status of a capture fixed up to its last complete record, the
+/// rest unreadable.
+const CUT_SHORT: u8 = 3;
+
+/// Runs `fastpath pcap fix`: exit status 0; 3 if the input ended in a
+/// partial or corrupt record, after which nothing was written; 2 on an
+/// error, with nothing replaced.
 pub fn run(args: &Args) -> ExitCode {
     match fix(args) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(None) => ExitCode::SUCCESS,
+        Ok(Some(cut)) => {
+            eprintln!(
+                "fastpath: error: {cut:#}: the records before it were written, \
+                 none after it"
+            );
+            ExitCode::from(CUT_SHORT)
+        }
         Err(e) if crate::is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("fastpath: error: {e:#}");
@@ -146,53 +174,202 @@ pub fn run(args: &Args) -> ExitCode {
     }
 }
 
-fn fix(args: &Args) -> Result<()> {
+/// Where `fix` writes.
+enum Destination {
+    /// Standard output, streamed.
+    Stdout,
+    /// A FIFO or a character device: opened and written, streamed.
+    Stream(PathBuf),
+    /// A regular file, replaced through a temporary file renamed into place;
+    /// with the metadata of the file it replaces, if there is one.
+    File(PathBuf, Option<fs::Metadata>),
+}
+
+/// Fixes the capture: `Some` error if it ended in a record that could not
+/// be read, the records before it written.
+fn fix(args: &Args) -> Result<Option<anyhow::Error>> {
     let only = if args.only.is_empty() {
         ProtocolSet::ALL
     } else {
         args.only.iter().copied().collect()
     };
     let input = &args.input;
-    let target = target(input, args.output.as_deref(), args.in_place)?;
+    let destination = destination(input, args.output.as_deref(), args.in_place)?;
     let name = input.to_string_lossy();
-    let mut capture = Capture::open(input).with_context(|| format!("{name}"))?;
-    let permissions = fs::metadata(input)
-        .with_context(|| format!("{name}"))?
-        .permissions();
+    let mut capture = Capture::open_arg(input).with_context(|| format!("{name}"))?;
+    // The mode of a new output: the input's, or for standard input that of
+    // a file created under the usual umask (022).
+    let new_mode = if input == Path::new("-") {
+        new_file_permissions()
+    } else {
+        fs::metadata(input)
+            .with_context(|| format!("{name}"))?
+            .permissions()
+    };
+    let mut fixer = Fixer::new(only);
+    let (shown, cut) = match destination {
+        Destination::Stdout => {
+            let mut out = BufWriter::with_capacity(1 << 20, io::stdout().lock());
+            let cut = copy(&mut capture, &name, &mut fixer, &mut out, "standard output")?;
+            (PathBuf::from("-"), cut)
+        }
+        Destination::Stream(path) => {
+            let shown = path.display().to_string();
+            let file = fs::OpenOptions::new()
+                .write(true)
+                .open(&path)
+                .with_context(|| format!("cannot open {shown}"))?;
+            let mut out = BufWriter::with_capacity(1 << 20, file);
+            let cut = copy(&mut capture, &name, &mut fixer, &mut out, &shown)?;
+            (path, cut)
+        }
+        Destination::File(path, existing) => {
+            let cut = replace(&path, new_mode, existing.as_ref(), |out| {
+                copy(
+                    &mut capture,
+                    &name,
+                    &mut fixer,
+                    out,
+                    &path.display().to_string(),
+                )
+            })?;
+            (path, cut)
+        }
+    };
+    let line = summary(&name, &shown, fixer.changes());
+    if args.output.as_deref() == Some(Path::new("-")) {
+        eprintln!("{line}");
+    } else {
+        println!("{line}");
+    }
+    Ok(cut)
+}
+
+/// Copies every block of `capture` through `fixer` to `out` and flushes it:
+/// `Some` read error if a block could not be read (the blocks before it
+/// written), after the first block.
+fn copy(
+    capture: &mut Capture,
+    name: &str,
+    fixer: &mut Fixer,
+    out: &mut impl Write,
+    shown: &str,
+) -> Result<Option<anyhow::Error>> {
+    let written = || format!("writing {shown}");
+    let mut progress = Progress::new(name, capture.size());
+    let mut cut = None;
+    loop {
+        progress.update(capture.position());
+        match capture.next_block() {
+            Ok(Some(block)) => fixer.write(&block, out).with_context(written)?,
+            Ok(None) => break,
+            Err(e) => {
+                cut = Some(anyhow::Error::new(e).context(name.to_owned()));
+                break;
+            }
+        }
+    }
+    drop(progress);
+    out.flush().with_context(written)?;
+    Ok(cut)
+}
+
+/// The temporary file being written, removed by the signal handler.
+static TEMPORARY: Mutex<Option<PathBuf>> = Mutex::new(None);
+
+/// Removes the temporary file, if any, on SIGINT, SIGTERM or SIGHUP, then
+/// exits with 128 + 2 (as after SIGINT). Installed once.
+fn remove_temporary_on_signals() {
+    static INSTALL: Once = Once::new();
+    INSTALL.call_once(|| {
+        // Without the handler (another one installed by an embedding
+        // program) a signal leaves the temporary file; nothing else changes.
+        let _ = ctrlc::set_handler(|| {
+            let path = TEMPORARY.lock().unwrap_or_else(|e| e.into_inner()).take();
+            if let Some(path) = path {
+                let _ = fs::remove_file(path);
+            }
+            std::process::exit(130);
+        });
+    });
+}
+
+/// Replaces the regular file `target` with what `write` writes, through a
+/// temporary file in its directory: with the mode and owner of `existing`,
+/// the file it replaces, or `new_mode` if there is none; synced, renamed
+/// into place, and the directory synced.
+fn replace<T>(
+    target: &Path,
+    new_mode: fs::Permissions,
+    existing: Option<&fs::Metadata>,
+    write: impl FnOnce(&mut BufWriter<&fs::File>) -> Result<T>,
+) -> Result<T> {
     let directory = match target.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),
     };
+    remove_temporary_on_signals();
+    let mut registered = TEMPORARY.lock().unwrap_or_else(|e| e.into_inner());
     let temporary = tempfile::Builder::new()
         .prefix(".fastpath-fix-")
         .suffix(".tmp")
         .tempfile_in(directory)
         .with_context(|| format!("cannot create a temporary file in {}", directory.display()))?;
-    let written = || format!("writing {}", temporary.path().display());
-    let mut out = BufWriter::with_capacity(1 << 20, temporary.as_file());
-    let mut fixer = Fixer::new(only);
-    let mut progress = Progress::new(&name, capture.size());
-    loop {
-        progress.update(capture.position());
-        let Some(block) = capture.next_block().with_context(|| format!("{name}"))? else {
-            break;
-        };
-        fixer.write(&block, &mut out).with_context(written)?;
-    }
-    drop(progress);
-    out.flush().with_context(written)?;
-    drop(out);
+    *registered = Some(temporary.path().to_owned());
+    drop(registered);
+    let shown = || format!("writing {}", temporary.path().display());
+    let result = {
+        let mut out = BufWriter::with_capacity(1 << 20, temporary.as_file());
+        let result = write(&mut out)?;
+        out.flush().with_context(shown)?;
+        result
+    };
     let file = temporary.as_file();
-    file.set_permissions(permissions).with_context(written)?;
-    file.sync_all().with_context(written)?;
-    temporary.persist(&target).with_context(|| {
+    let mode = existing.map_or(new_mode, fs::Metadata::permissions);
+    file.set_permissions(mode).with_context(shown)?;
+    if let Some(existing) = existing {
+        keep_owner(file, existing, target);
+    }
+    file.sync_all().with_context(shown)?;
+    // Held across the rename: the handler then removes the temporary file
+    // before it, or nothing after it.
+    let mut registered = TEMPORARY.lock().unwrap_or_else(|e| e.into_inner());
+    let renamed = temporary.persist(target);
+    *registered = None;
+    drop(registered);
+    renamed.with_context(|| {
         format!(
             "cannot rename the output into place as {}",
             target.display()
         )
     })?;
-    println!("{}", summary(&name, &target, fixer.changes()));
-    Ok(())
+    // The rename itself is durable once the directory is synced.
+    if let Ok(dir) = fs::File::open(directory) {
+        let _ = dir.sync_all();
+    }
+    Ok(result)
+}
+
+/// Gives `file` the owner and group of `keep`, warning if that is not
+/// allowed (only root may give a file away).
+fn keep_owner(file: &fs::File, keep: &fs::Metadata, target: &Path) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{MetadataExt, fchown};
+        let current = file.metadata().ok();
+        let (uid, gid) = (keep.uid(), keep.gid());
+        if current.is_some_and(|m| m.uid() == uid && m.gid() == gid) {
+            return;
+        }
+        if let Err(e) = fchown(file, Some(uid), Some(gid)) {
+            eprintln!(
+                "fastpath: warning: {}: cannot keep its owner {uid} and group {gid} ({e})",
+                target.display()
+            );
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = (file, keep, target);
 }
 
 /// Whether `fix` writes this layer's field.
@@ -200,22 +377,51 @@ fn wanted(layer: &Layer, only: ProtocolSet) -> bool {
     layer.report.status.needs_fix() && only.contains(layer.report.protocol)
 }
 
-/// The file to replace: INPUT itself (through symbolic links) with
-/// `--in-place`; otherwise OUT, which must not be INPUT.
-fn target(input: &Path, output: Option<&Path>, in_place: bool) -> Result<PathBuf> {
+/// The permissions of a new file under the usual umask (022): 0644.
+fn new_file_permissions() -> fs::Permissions {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        fs::Permissions::from_mode(0o644)
+    }
+    #[cfg(not(unix))]
+    {
+        let file = tempfile::tempfile().expect("a temporary file");
+        file.metadata().expect("its metadata").permissions()
+    }
+}
+
+/// Where to write: INPUT itself (through symbolic links) with
+/// `--in-place`; otherwise OUT, which must not be INPUT. INPUT `-` is
+/// standard input: no file to replace, or to compare OUT with.
+fn destination(input: &Path, output: Option<&Path>, in_place: bool) -> Result<Destination> {
+    if input == Path::new("-") {
+        if in_place {
+            bail!("--in-place needs a file: the input is standard input");
+        }
+        let Some(output) = output else {
+            bail!("-o OUT is needed when the input is standard input");
+        };
+        return output_destination(output);
+    }
     let canonical_input = input
         .canonicalize()
         .with_context(|| format!("{}: cannot open", input.display()))?;
-    let Some(output) = output else {
-        return Ok(canonical_input);
+    let in_place_file = || {
+        let metadata = fs::metadata(&canonical_input)
+            .with_context(|| format!("{}: cannot open", input.display()))?;
+        if !metadata.is_file() {
+            bail!("--in-place: {} is not a regular file", input.display());
+        }
+        Ok(Destination::File(canonical_input.clone(), Some(metadata)))
     };
-    // OUT, through symbolic links, if it exists.
-    let existing = output.canonicalize().ok();
-    let same = existing.as_ref().is_some_and(|out| {
-        *out == canonical_input || same_file(&canonical_input, out).unwrap_or(false)
-    });
+    let Some(output) = output else {
+        return in_place_file();
+    };
+    // OUT is INPUT (a hard link, a symbolic link, another spelling)?
+    let same = output != Path::new("-") && same_file(&canonical_input, output).unwrap_or(false);
     match (same, in_place) {
-        (true, true) => Ok(canonical_input),
+        (true, true) => in_place_file(),
         (true, false) => bail!(
             "{} is the input file: give --in-place to replace it",
             output.display()
@@ -225,7 +431,57 @@ fn target(input: &Path, output: Option<&Path>, in_place: bool) -> Result<PathBuf
             input.display(),
             output.display()
         ),
-        (false, false) => Ok(existing.unwrap_or_else(|| output.to_owned())),
+        (false, false) => output_destination(output),
+    }
+}
+
+/// Where OUT, which is not the input, is written: standard output, a FIFO
+/// or character device, or a regular file, existing or not; anything else
+/// is refused.
+fn output_destination(output: &Path) -> Result<Destination> {
+    if output == Path::new("-") {
+        return Ok(Destination::Stdout);
+    }
+    let metadata = match fs::symlink_metadata(output) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+        Err(e) => return Err(e).with_context(|| format!("{}", output.display())),
+        Ok(_) => Some(fs::metadata(output).with_context(|| {
+            format!(
+                "{}: a symbolic link that cannot be followed: not replaced",
+                output.display()
+            )
+        })?),
+    };
+    let Some(metadata) = metadata else {
+        return Ok(Destination::File(output.to_owned(), None));
+    };
+    if metadata.is_file() {
+        let path = output
+            .canonicalize()
+            .with_context(|| format!("{}", output.display()))?;
+        return Ok(Destination::File(path, Some(metadata)));
+    }
+    if is_stream(&metadata) {
+        return Ok(Destination::Stream(output.to_owned()));
+    }
+    bail!(
+        "{} is not a regular file, a FIFO or a character device: not replaced",
+        output.display()
+    )
+}
+
+/// Whether `metadata` is of a FIFO or a character device, written directly.
+fn is_stream(metadata: &fs::Metadata) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let kind = metadata.file_type();
+        kind.is_fifo() || kind.is_char_device()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = metadata;
+        false
     }
 }
 

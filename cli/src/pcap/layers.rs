@@ -136,8 +136,10 @@ fn push(layers: &mut Vec<Layer>, depth: u8, base: usize, analysis: &Analysis) {
 
 /// Corrects every checksum of `ip` whose protocol is in `only` and that
 /// [`packet::fix`] finds verifiable and wrong, innermost first (an outer
-/// checksum covers the inner packet), and keeps a GRE checksum right if it
-/// was. Pushes the layers as they were before each was written, outermost
+/// checksum covers the inner packet), and keeps every checksum of a tunnel
+/// that was right, right: a GRE checksum, and the outer layer's checksums
+/// of any protocol, in `only` or not (with `--only tcp`, a VXLAN packet's
+/// outer UDP checksum is written again after its inner TCP one). Pushes the layers as they were before each was written, outermost
 /// first, into `layers`: a report's `computed` is what its field holds now.
 pub fn fix(ip: &mut [u8], only: ProtocolSet, layers: &mut Vec<Layer>) -> Result<(), packet::Error> {
     let first = layers.len();
@@ -163,6 +165,12 @@ fn fix_at(
             .clone()
             .filter(|gre| fastpath::checksum(&packet[gre.clone()]) == 0);
         let inner = tunnel.inner.clone();
+        // The outer checksums that are right now, to keep right whatever
+        // the inner layers' fixes change.
+        let right = analysis
+            .reports()
+            .filter(|r| r.status == Status::Good)
+            .fold(ProtocolSet::EMPTY, |set, r| set.with(r.protocol));
         // An inner packet that is no IP packet after all has no checksums.
         let _ = fix_at(
             &mut packet[inner.clone()],
@@ -179,6 +187,13 @@ fn fix_at(
             let sum = fastpath::checksum(&packet[gre]);
             packet[field..field + 2].copy_from_slice(&sum.to_be_bytes());
         }
+        let keep = Protocol::ALL
+            .iter()
+            .filter(|&&p| right.contains(p))
+            .fold(only, |set, &p| set.with(p));
+        let analysis = packet::fix(packet, keep)?;
+        push(layers, depth, base, &analysis);
+        return Ok(());
     }
     let analysis = packet::fix(packet, only)?;
     push(layers, depth, base, &analysis);

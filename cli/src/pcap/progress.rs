@@ -19,14 +19,19 @@ pub struct Progress {
 }
 
 impl Progress {
-    /// A bar for reading `len` bytes of `file`; nothing unless stderr is a
-    /// terminal.
+    /// A bar for reading `len` bytes of `file`, or the bytes read and the
+    /// rate with no bar if `len` is 0, unknown (a pipe); nothing unless
+    /// stderr is a terminal.
     pub fn new(file: &str, len: u64) -> Progress {
         let bar = io::stderr().is_terminal().then(|| {
-            let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::hidden());
-            if let Ok(style) = ProgressStyle::with_template(
-                "{msg} [{bar:30}] {bytes}/{total_bytes} {binary_bytes_per_sec} eta {eta}",
-            ) {
+            let total = (len > 0).then_some(len);
+            let bar = ProgressBar::with_draw_target(total, ProgressDrawTarget::hidden());
+            let template = if total.is_some() {
+                "{msg} [{bar:30}] {bytes}/{total_bytes} {binary_bytes_per_sec} eta {eta}"
+            } else {
+                "{msg} {bytes} {binary_bytes_per_sec}"
+            };
+            if let Ok(style) = ProgressStyle::with_template(template) {
                 bar.set_style(style.progress_chars("=> "));
             }
             bar.set_message(file.to_owned());

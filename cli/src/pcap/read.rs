@@ -17,18 +17,22 @@
 //! huge allocation. The block is then parsed from its own bytes alone, so
 //! that a corrupt one gets the same verdict wherever it falls in the
 //! buffer.
+//!
+//! The input need not be seekable: a pipe, a FIFO or standard input is
+//! read once, from its start, and its size is then unknown.
 
 use std::cell::RefCell;
 use std::fmt;
 use std::fs::File;
-use std::io::{self, Read, Seek, SeekFrom};
+use std::io::{self, Cursor, IsTerminal, Read, Seek, SeekFrom};
 use std::path::Path;
 use std::rc::Rc;
 
 use pcap_parser::traits::PcapReaderIterator;
 use pcap_parser::{
-    Block as NgBlock, LegacyPcapReader, PcapBlockOwned, PcapError, PcapNGReader, nom,
-    parse_block_be, parse_block_le, parse_pcap_frame, parse_pcap_frame_be, parse_pcap_header,
+    Block as NgBlock, LegacyPcapBlock, LegacyPcapReader, Linktype, PcapBlockOwned, PcapError,
+    PcapHeader, PcapNGReader, nom, parse_block_be, parse_block_le, parse_pcap_frame,
+    parse_pcap_frame_be, parse_pcap_header,
 };
 
 /// The largest record or block accepted: 4 MiB. libpcap never captures more
@@ -49,6 +53,20 @@ const SHB: u32 = 0x0a0d_0d0a;
 const PB: u32 = 0x0000_0002;
 const BYTE_ORDER_MAGIC: u32 = 0x1a2b_3c4d;
 
+/// The magic number of Alexey Kuznetsov's modified pcap format, read
+/// little-endian: a file written little-endian, and one written big-endian.
+const MODIFIED: u32 = 0xa1b2_cd34;
+const MODIFIED_SWAPPED: u32 = 0x34cd_b2a1;
+
+/// A standard pcap file header, little-endian, microseconds, Ethernet.
+/// pcap-parser's reader parses the file header it starts with, and knows
+/// the modified format in one byte order only: it is given this header
+/// before a modified file, and the header is consumed before the file's
+/// first byte is read.
+const STANDARD_HEADER: [u8; 24] = [
+    0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 0, 1, 0, 0, 0,
+];
+
 /// pcapng blocks that are no packets but that Wireshark lists, and
 /// numbers, as frames: systemd journal exports and custom blocks (copiable
 /// or not). They count as frames of no link type, so that frame numbers
@@ -68,6 +86,11 @@ pub enum Format {
         nanosecond: bool,
         /// Written big-endian.
         big_endian: bool,
+        /// Alexey Kuznetsov's modified format (magic 0xa1b2cd34, its
+        /// ss991029 version, Wireshark's "modified tcpdump"): each record
+        /// header has 8 more bytes after the usual 16 (interface index,
+        /// protocol, packet type, padding), so the data starts at 24.
+        modified: bool,
     },
     /// pcapng.
     PcapNg,
@@ -79,9 +102,11 @@ impl fmt::Display for Format {
             Format::Pcap {
                 nanosecond,
                 big_endian,
+                modified,
             } => write!(
                 f,
-                "pcap ({}, {})",
+                "{}pcap ({}, {})",
+                if modified { "modified " } else { "" },
                 if nanosecond { "ns" } else { "µs" },
                 if big_endian {
                     "big-endian"
@@ -117,8 +142,10 @@ impl std::error::Error for ReadError {}
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Frame {
     /// The link type (LINKTYPE_*) of the frame's interface; `None` for a
-    /// pcapng packet of an interface that was never described, and for
-    /// records that are no packets.
+    /// pcapng packet of an interface past the [`MAX_INTERFACES`] remembered,
+    /// and for records that are no packets. (A packet of an interface
+    /// that its section does not describe is a read error, as in
+    /// Wireshark.)
     pub link: Option<u16>,
     /// Where the captured bytes start in the block's raw bytes.
     pub start: usize,
@@ -163,22 +190,45 @@ pub struct Capture {
     /// pcapng: the byte order of the current section.
     big_endian: bool,
     /// pcapng: the link type and snap length of each interface of the
-    /// current section.
+    /// current section (the first [`MAX_INTERFACES`]).
     interfaces: Vec<(u16, u32)>,
-    /// The capture's size, for progress.
+    /// pcapng: how many interfaces the current section describes.
+    described: u64,
+    /// The capture's size, for progress; 0 if unknown.
     size: u64,
 }
 
 impl Capture {
     /// Opens a capture file, pcap or pcapng, told apart by its magic
-    /// number.
+    /// number. The file need not be seekable: a FIFO or a character
+    /// device is read as a stream, of unknown size.
     pub fn open(path: &Path) -> Result<Capture, ReadError> {
         let file = File::open(path).map_err(|e| ReadError {
             offset: 0,
             message: format!("cannot open: {e}"),
         })?;
-        let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+        let size = file
+            .metadata()
+            .ok()
+            .filter(|m| m.is_file())
+            .map_or(0, |m| m.len());
         Capture::new(file, size, BUFFER)
+    }
+
+    /// Opens a capture named on the command line: standard input if
+    /// `path` is `-`, else the file, as [`open`](Capture::open) does.
+    pub fn open_arg(path: &Path) -> Result<Capture, ReadError> {
+        if path.as_os_str() != "-" {
+            return Capture::open(path);
+        }
+        let stdin = io::stdin();
+        if stdin.is_terminal() {
+            return Err(ReadError {
+                offset: 0,
+                message: "standard input is a terminal, not a capture: pipe one in".into(),
+            });
+        }
+        Capture::new(stdin.lock(), stdin_size(), BUFFER)
     }
 
     /// Reads a capture, pcap or pcapng, from `input` (a
@@ -195,21 +245,36 @@ impl Capture {
         mut input: impl Read + Seek + 'static,
         buffer: usize,
     ) -> Result<Capture, ReadError> {
-        let size = input.seek(SeekFrom::End(0)).map_err(|e| ReadError {
+        let at_start = |e: io::Error| ReadError {
             offset: 0,
             message: format!("{e}"),
-        })?;
+        };
+        let size = input.seek(SeekFrom::End(0)).map_err(at_start)?;
+        input.rewind().map_err(at_start)?;
         Capture::new(input, size, buffer)
     }
 
-    /// Reads a capture of `size` bytes from the start of `input`.
-    fn new(
-        mut input: impl Read + Seek + 'static,
-        size: u64,
+    /// Reads a capture from `input` as it comes, with no seek (a pipe,
+    /// say): its [`size`](Capture::size) is unknown, 0.
+    pub fn from_stream(input: impl Read + 'static) -> Result<Capture, ReadError> {
+        Capture::stream_with_buffer(input, BUFFER)
+    }
+
+    /// Reads a capture as [`from_stream`](Capture::from_stream) does,
+    /// into a buffer of `buffer` bytes at first, as
+    /// [`with_buffer`](Capture::with_buffer) does.
+    pub fn stream_with_buffer(
+        input: impl Read + 'static,
         buffer: usize,
     ) -> Result<Capture, ReadError> {
+        Capture::new(input, 0, buffer)
+    }
+
+    /// Reads a capture of `size` bytes (0 if unknown) from `input`, where
+    /// it stands: the capture's first byte. `input` is read once, never
+    /// seeked.
+    fn new(mut input: impl Read + 'static, size: u64, buffer: usize) -> Result<Capture, ReadError> {
         let at_start = |message: String| ReadError { offset: 0, message };
-        input.rewind().map_err(|e| at_start(format!("{e}")))?;
         let mut header = [0; 12];
         let got = read_full(&mut input, &mut header).map_err(|e| at_start(format!("{e}")))?;
         if got == 0 {
@@ -218,14 +283,15 @@ impl Capture {
         let magic = u32_at(&header, 0, false);
         let format = match magic {
             SHB => Format::PcapNg,
-            0xa1b2_cd34 | 0x34cd_b2a1 => {
-                return Err(at_start(
-                    "Kuznetzov's modified pcap format: not supported".into(),
-                ));
-            }
+            MODIFIED | MODIFIED_SWAPPED => Format::Pcap {
+                nanosecond: false,
+                big_endian: magic == MODIFIED_SWAPPED,
+                modified: true,
+            },
             0xa1b2_c3d4 | 0xd4c3_b2a1 | 0xa1b2_3c4d | 0x4d3c_b2a1 => Format::Pcap {
                 nanosecond: matches!(magic, 0xa1b2_3c4d | 0x4d3c_b2a1),
                 big_endian: matches!(magic, 0xd4c3_b2a1 | 0x4d3c_b2a1),
+                modified: false,
             },
             _ if got < 4 => return Err(at_start("truncated file header".into())),
             _ => {
@@ -243,19 +309,29 @@ impl Capture {
                 .filter(|&len| len <= MAX_BLOCK)
                 .map_or(MIN_SHB, |len| len.max(MIN_SHB)),
         };
-        input.rewind().map_err(|e| at_start(format!("{e}")))?;
+        // The bytes read to tell the format are read again, from a copy,
+        // then the rest of the input: it is never seeked. A modified pcap
+        // file comes after a standard header for pcap-parser, skipped
+        // below.
+        let modified = matches!(format, Format::Pcap { modified: true, .. });
+        let mut prefix = Vec::with_capacity(STANDARD_HEADER.len() + got);
+        if modified {
+            prefix.extend(STANDARD_HEADER);
+        }
+        prefix.extend(&header[..got]);
         let io_error = Rc::new(RefCell::new(None));
         let input = FullRead {
-            inner: input,
+            inner: Cursor::new(prefix).chain(input),
             error: Rc::clone(&io_error),
         };
         let reader: Result<Box<dyn PcapReaderIterator>, _> = match format {
             Format::PcapNg => PcapNGReader::new(buffer.max(first), input).map(|r| Box::new(r) as _),
             Format::Pcap { .. } => {
+                let first = first + if modified { STANDARD_HEADER.len() } else { 0 };
                 LegacyPcapReader::new(buffer.max(first), input).map(|r| Box::new(r) as _)
             }
         };
-        let reader = reader.map_err(|e| {
+        let mut reader = reader.map_err(|e| {
             let what = if format == Format::PcapNg {
                 "section header block"
             } else {
@@ -268,6 +344,11 @@ impl Capture {
                 e => format!("corrupt {what}: {}", describe(&e)),
             })
         })?;
+        if modified {
+            // The buffer holds at least the standard header, which
+            // pcap-parser has parsed: the file starts after it.
+            reader.consume_noshift(STANDARD_HEADER.len());
+        }
         Ok(Capture {
             reader,
             format,
@@ -278,6 +359,7 @@ impl Capture {
             link: 0,
             big_endian: false,
             interfaces: Vec::new(),
+            described: 0,
             size,
         })
     }
@@ -287,7 +369,8 @@ impl Capture {
         self.format
     }
 
-    /// The capture's size in bytes.
+    /// The capture's size in bytes; 0 if unknown, when it is read from a
+    /// pipe, a FIFO or a device.
     pub fn size(&self) -> u64 {
         self.size
     }
@@ -324,7 +407,7 @@ impl Capture {
                     }
                     PcapBlockOwned::Legacy(record) => Some(Frame {
                         link: Some(self.link),
-                        start: 16,
+                        start: record_header(self.format),
                         len: record.caplen as usize,
                         original_len: record.origlen,
                     }),
@@ -332,21 +415,29 @@ impl Capture {
                         NgBlock::SectionHeader(shb) => {
                             self.big_endian = shb.bom != BYTE_ORDER_MAGIC;
                             self.interfaces.clear();
+                            self.described = 0;
                             None
                         }
                         NgBlock::InterfaceDescription(idb) => {
                             if self.interfaces.len() < MAX_INTERFACES {
                                 self.interfaces.push((idb.linktype.0 as u16, idb.snaplen));
                             }
+                            self.described += 1;
                             None
                         }
-                        NgBlock::EnhancedPacket(epb) => Some(Frame {
-                            link: self.interfaces.get(epb.if_id as usize).map(|i| i.0),
-                            start: 28,
-                            len: epb.caplen as usize,
-                            original_len: epb.origlen,
-                        }),
+                        NgBlock::EnhancedPacket(epb) => {
+                            self.check_interface(offset, "enhanced packet", epb.if_id)?;
+                            Some(Frame {
+                                link: self.interfaces.get(epb.if_id as usize).map(|i| i.0),
+                                start: 28,
+                                len: epb.caplen as usize,
+                                original_len: epb.origlen,
+                            })
+                        }
                         NgBlock::SimplePacket(spb) => {
+                            // A simple packet is of the section's first
+                            // interface.
+                            self.check_interface(offset, "simple packet", 0)?;
                             let interface = self.interfaces.first().copied();
                             let mut len = spb.data.len().min(spb.origlen as usize);
                             if let Some((_, snaplen @ 1..)) = interface {
@@ -374,10 +465,14 @@ impl Capture {
         self.pending = size;
         let raw = &self.reader.data()[..size];
         let frame = match frame {
-            None if self.format == Format::PcapNg && self.word(raw, 0) == PB => Some(
-                self.packet_block(raw)
-                    .ok_or_else(|| corrupt(&"short packet block"))?,
-            ),
+            None if self.format == Format::PcapNg && self.word(raw, 0) == PB => {
+                let frame = self
+                    .packet_block(raw)
+                    .ok_or_else(|| corrupt(&"short packet block"))?;
+                let interface = self.packet_block_interface(raw);
+                self.check_interface(offset, "packet", interface.into())?;
+                Some(frame)
+            }
             None if self.format == Format::PcapNg && RECORDS.contains(&self.word(raw, 0)) => {
                 Some(Frame {
                     link: None,
@@ -454,8 +549,9 @@ impl Capture {
             if !self.header_read {
                 return Ok(Framing::Whole(24));
             }
-            let Some(header) = data.first_chunk::<16>() else {
-                return Ok(Framing::Header(16));
+            let header_len = record_header(self.format);
+            let Some(header) = data.get(..header_len) else {
+                return Ok(Framing::Header(header_len));
             };
             let caplen = u32_at(header, 8, big_endian) as usize;
             if caplen > MAX_BLOCK {
@@ -464,7 +560,7 @@ impl Capture {
                     MAX_BLOCK >> 20
                 ));
             }
-            return Ok(Framing::Whole(16 + caplen));
+            return Ok(Framing::Whole(header_len + caplen));
         }
         let Some(header) = data.first_chunk::<12>() else {
             return Ok(Framing::Header(12));
@@ -495,10 +591,44 @@ impl Capture {
         Ok(Framing::Whole(len))
     }
 
+    /// An error unless the current section describes `interface`: a
+    /// packet of an interface never described is a corrupt file, in
+    /// Wireshark as here, not a packet of an unknown link type.
+    fn check_interface(&self, offset: u64, kind: &str, interface: u32) -> Result<(), ReadError> {
+        if u64::from(interface) < self.described {
+            return Ok(());
+        }
+        let message = match self.described {
+            0 => format!(
+                "{kind} block of interface {interface} before any interface description block \
+                 of its section"
+            ),
+            1 => format!(
+                "{kind} block of interface {interface}, but its section describes only \
+                 interface 0"
+            ),
+            n => format!(
+                "{kind} block of interface {interface}, but its section describes only \
+                 interfaces 0 to {}",
+                n - 1
+            ),
+        };
+        Err(ReadError { offset, message })
+    }
+
     /// A 32-bit word of a pcapng block in the section's byte order.
     fn word(&self, raw: &[u8], at: usize) -> u32 {
         raw.get(at..at + 4)
             .map_or(0, |w| u32_at(w, 0, self.big_endian))
+    }
+
+    /// The interface of an obsolete Packet Block, of at least 10 bytes.
+    fn packet_block_interface(&self, raw: &[u8]) -> u16 {
+        if self.big_endian {
+            u16::from_be_bytes([raw[8], raw[9]])
+        } else {
+            u16::from_le_bytes([raw[8], raw[9]])
+        }
     }
 
     /// The frame of an obsolete Packet Block: a 16-bit interface and drop
@@ -507,11 +637,7 @@ impl Capture {
         if raw.len() < 32 {
             return None;
         }
-        let interface = if self.big_endian {
-            u16::from_be_bytes([raw[8], raw[9]])
-        } else {
-            u16::from_le_bytes([raw[8], raw[9]])
-        };
+        let interface = self.packet_block_interface(raw);
         let len = self.word(raw, 20) as usize;
         Some(Frame {
             link: self.interfaces.get(usize::from(interface)).map(|i| i.0),
@@ -519,6 +645,15 @@ impl Capture {
             len,
             original_len: self.word(raw, 24),
         })
+    }
+}
+
+/// How many bytes a pcap record header has: 16, or 24 in the modified
+/// format.
+fn record_header(format: Format) -> usize {
+    match format {
+        Format::Pcap { modified: true, .. } => 24,
+        _ => 16,
     }
 }
 
@@ -533,6 +668,11 @@ fn parse(
     big_endian: bool,
 ) -> Result<(usize, PcapBlockOwned<'_>), PcapError<&[u8]>> {
     let parsed = match format {
+        Format::Pcap {
+            big_endian,
+            modified: true,
+            ..
+        } => parse_modified(raw, header_read, big_endian),
         Format::Pcap { .. } if !header_read => {
             parse_pcap_header(raw).map(|(rest, header)| (rest, PcapBlockOwned::from(header)))
         }
@@ -554,6 +694,56 @@ fn parse(
         Err(nom::Err::Incomplete(_)) => Err(PcapError::Incomplete(0)),
         Err(nom::Err::Error(e) | nom::Err::Failure(e)) => Err(e),
     }
+}
+
+/// Parses the file header or a record of the modified pcap format, which
+/// pcap-parser knows little-endian only: the record header's 8 more bytes
+/// (interface index, protocol, packet type, padding) are skipped.
+fn parse_modified(
+    raw: &[u8],
+    header_read: bool,
+    big_endian: bool,
+) -> nom::IResult<&[u8], PcapBlockOwned<'_>, PcapError<&[u8]>> {
+    let need = |len: usize| nom::Err::Incomplete(nom::Needed::new(len - raw.len()));
+    let u16_at = |at: usize| {
+        let word = [raw[at], raw[at + 1]];
+        if big_endian {
+            u16::from_be_bytes(word)
+        } else {
+            u16::from_le_bytes(word)
+        }
+    };
+    if !header_read {
+        if raw.len() < 24 {
+            return Err(need(24));
+        }
+        let header = PcapHeader {
+            magic_number: u32_at(raw, 0, big_endian),
+            version_major: u16_at(4),
+            version_minor: u16_at(6),
+            thiszone: u32_at(raw, 8, big_endian) as i32,
+            sigfigs: u32_at(raw, 12, big_endian),
+            snaplen: u32_at(raw, 16, big_endian),
+            network: Linktype(u32_at(raw, 20, big_endian) as i32),
+        };
+        return Ok((&raw[24..], PcapBlockOwned::from(header)));
+    }
+    if raw.len() < 24 {
+        return Err(need(24));
+    }
+    let caplen = u32_at(raw, 8, big_endian);
+    let end = 24usize.saturating_add(caplen as usize);
+    if raw.len() < end {
+        return Err(need(end));
+    }
+    let record = LegacyPcapBlock {
+        ts_sec: u32_at(raw, 0, big_endian),
+        ts_usec: u32_at(raw, 4, big_endian),
+        caplen,
+        origlen: u32_at(raw, 12, big_endian),
+        data: &raw[24..end],
+    };
+    Ok((&raw[end..], PcapBlockOwned::from(record)))
 }
 
 /// What a parse error of a block known to be whole means.
@@ -601,6 +791,26 @@ fn u32_at(data: &[u8], at: usize, big_endian: bool) -> u32 {
     }
 }
 
+/// The bytes left in standard input if it is a regular file (`< file`),
+/// for progress; 0, unknown, if it is a pipe, a terminal or a device.
+#[cfg(unix)]
+fn stdin_size() -> u64 {
+    use std::os::fd::AsFd;
+    let Ok(fd) = io::stdin().as_fd().try_clone_to_owned() else {
+        return 0;
+    };
+    let mut file = File::from(fd);
+    match file.metadata() {
+        Ok(m) if m.is_file() => m.len().saturating_sub(file.stream_position().unwrap_or(0)),
+        _ => 0,
+    }
+}
+
+#[cfg(not(unix))]
+fn stdin_size() -> u64 {
+    0
+}
+
 /// Reads until `buf` is full or the file ends: the number of bytes read.
 fn read_full(input: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
     let mut filled = 0;
@@ -630,5 +840,112 @@ impl<R: Read> Read for FullRead<R> {
                 .borrow_mut()
                 .get_or_insert(io::Error::new(e.kind(), e.to_string()));
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A reader that cannot seek and reads at most 5 bytes a call.
+    struct Stream(Cursor<Vec<u8>>);
+
+    impl Read for Stream {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let len = buf.len().min(5);
+            self.0.read(&mut buf[..len])
+        }
+    }
+
+    /// Every block's bytes and frame, and the error that ended the read.
+    type Blocks = (Vec<(Vec<u8>, Option<Frame>)>, Option<(u64, String)>);
+
+    fn read_all(capture: Result<Capture, ReadError>) -> Blocks {
+        let mut capture = match capture {
+            Ok(capture) => capture,
+            Err(e) => return (Vec::new(), Some((e.offset, e.message))),
+        };
+        let mut blocks = Vec::new();
+        loop {
+            match capture.next_block() {
+                Ok(Some(block)) => blocks.push((block.raw.to_vec(), block.frame)),
+                Ok(None) => return (blocks, None),
+                Err(e) => return (blocks, Some((e.offset, e.message))),
+            }
+        }
+    }
+
+    /// A modified pcap file: two records of `frame`, the second cut short
+    /// by `cut` bytes.
+    fn modified(big_endian: bool, frame: &[u8], cut: usize) -> Vec<u8> {
+        let word = |v: u32| {
+            if big_endian {
+                v.to_be_bytes()
+            } else {
+                v.to_le_bytes()
+            }
+        };
+        let mut out = word(MODIFIED).to_vec();
+        out.extend(if big_endian {
+            [0, 2, 0, 4]
+        } else {
+            [2, 0, 4, 0]
+        });
+        out.extend([0; 8]);
+        out.extend(word(65535));
+        out.extend(word(101));
+        for i in 0..2 {
+            out.extend(word(i));
+            out.extend(word(0));
+            out.extend(word(frame.len() as u32));
+            out.extend(word(frame.len() as u32 + 4));
+            out.extend([1, 2, 3, 4, 8, 0, 4, 0]);
+            out.extend(frame);
+        }
+        out.truncate(out.len() - cut);
+        out
+    }
+
+    #[test]
+    fn a_stream_reads_as_a_seekable_input_does() {
+        let frame: Vec<u8> = (0..40).collect();
+        for big_endian in [false, true] {
+            for cut in [0, 3, 30, 40] {
+                let bytes = modified(big_endian, &frame, cut);
+                let seekable = read_all(Capture::with_buffer(Cursor::new(bytes.clone()), 32));
+                let stream = Capture::stream_with_buffer(Stream(Cursor::new(bytes.clone())), 32);
+                assert_eq!(stream.as_ref().map(Capture::size).ok(), Some(0));
+                assert_eq!(read_all(stream), seekable);
+                let (blocks, end) = seekable;
+                // The file header, then records whose data starts at 24.
+                assert_eq!(blocks[0].0, bytes[..24]);
+                assert_eq!(blocks[0].1, None);
+                assert_eq!(
+                    blocks[1].1,
+                    Some(Frame {
+                        link: Some(101),
+                        start: 24,
+                        len: 40,
+                        original_len: 44,
+                    })
+                );
+                assert_eq!(blocks[1].0[24..], frame);
+                if cut == 0 {
+                    assert_eq!((blocks.len(), end), (3, None));
+                } else {
+                    assert_eq!(blocks.len(), 2);
+                    assert_eq!(end.map(|e| e.0), Some(24 + 64));
+                }
+            }
+        }
+        // Too short for a file header, of either format.
+        for bytes in [
+            &[0xa1, 0xb2, 0xcd, 0x34, 0, 2][..],
+            &[0x34, 0xcd, 0xb2, 0xa1],
+        ] {
+            let (blocks, end) = read_all(Capture::from_stream(Stream(Cursor::new(bytes.into()))));
+            assert!(blocks.is_empty());
+            assert_eq!(end.map(|e| e.0), Some(0));
+        }
     }
 }

@@ -33,7 +33,8 @@ use super::read::{Capture, Format, Frame, ReadError};
 /// The arguments of `fastpath pcap verify`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Capture files, pcap or pcapng.
+    /// Capture files, pcap or pcapng; `-` for standard input. FIFOs and
+    /// pipes are read as they come.
     #[arg(required = true)]
     files: Vec<PathBuf>,
     /// Print one JSON object per checksum, one per line, instead of a
@@ -164,7 +165,7 @@ fn verify_file(
     json: bool,
     out: &mut impl Write,
 ) -> Result<(Tally, Format, Option<ReadError>), Failure> {
-    let mut capture = Capture::open(path).map_err(Failure::Read)?;
+    let mut capture = Capture::open_arg(path).map_err(Failure::Read)?;
     let format = capture.format();
     let file = output::json_string(name);
     let mut progress = Progress::new(name, capture.size());
