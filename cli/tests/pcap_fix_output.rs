@@ -429,9 +429,12 @@ fn fix_reads_standard_input() {
             .unwrap();
         let mut stdin = child.stdin.take().unwrap();
         let bytes = bad.clone();
-        let writer = thread::spawn(move || stdin.write_all(&bytes));
+        // A refusal closes standard input unread: a broken pipe then.
+        let writer = thread::spawn(move || {
+            let _ = stdin.write_all(&bytes);
+        });
         let out = child.wait_with_output().unwrap();
-        writer.join().unwrap().unwrap();
+        writer.join().unwrap();
         out
     };
     let out = run(&["pcap", "fix", "-", "-o", "-"]);

@@ -24,7 +24,7 @@ use anyhow::{Context, Result, bail};
 use fastpath::packet::{self, ProtocolSet};
 
 use super::link::{self, Network};
-use super::output::{self, Tally};
+use super::output::{self, Tally, display_path};
 use super::read::Capture;
 use super::verify::Inspector;
 
@@ -60,15 +60,15 @@ struct Pass {
 fn bench(args: &Args) -> Result<()> {
     let path = &args.file;
     if let Some(mib) = args.generate {
-        generate(path, mib << 20).with_context(|| format!("writing {}", path.display()))?;
+        generate(path, mib << 20).with_context(|| format!("writing {}", display_path(path)))?;
     }
     let len = std::fs::metadata(path)
-        .with_context(|| format!("{}", path.display()))?
+        .with_context(|| display_path(path))?
         .len();
     let warm = read(path)?;
     println!(
         "{}: {:.1} MiB, {} frames of {:.0} bytes on average",
-        path.display(),
+        display_path(path),
         len as f64 / f64::from(1 << 20),
         warm.frames,
         warm.bytes as f64 / warm.frames.max(1) as f64
@@ -116,16 +116,13 @@ fn median(times: &mut [Duration]) -> Duration {
 
 /// The bare read: every frame parsed and its IP header found.
 fn read(path: &Path) -> Result<Pass> {
-    let mut capture = Capture::open(path).with_context(|| format!("{}", path.display()))?;
+    let mut capture = Capture::open(path).with_context(|| display_path(path))?;
     let mut pass = Pass {
         frames: 0,
         bytes: 0,
     };
     let mut versions = 0u64;
-    while let Some(block) = capture
-        .next_block()
-        .with_context(|| format!("{}", path.display()))?
-    {
+    while let Some(block) = capture.next_block().with_context(|| display_path(path))? {
         let Some(frame) = block.frame else { continue };
         let data = frame.data(block.raw);
         pass.frames += 1;
@@ -142,16 +139,13 @@ fn read(path: &Path) -> Result<Pass> {
 
 /// `verify` without its output, or with its JSON lines into a sink.
 fn verify(path: &Path, json: bool) -> Result<Pass> {
-    let mut capture = Capture::open(path).with_context(|| format!("{}", path.display()))?;
+    let mut capture = Capture::open(path).with_context(|| display_path(path))?;
     let file = output::json_string(&path.to_string_lossy());
     // A buffer emptied as it fills, not io::sink(), which skips formatting.
     let mut lines = Vec::with_capacity(1 << 16);
     let mut inspector = Inspector::default();
     let mut tally = Tally::default();
-    while let Some(block) = capture
-        .next_block()
-        .with_context(|| format!("{}", path.display()))?
-    {
+    while let Some(block) = capture.next_block().with_context(|| display_path(path))? {
         let Some(frame) = block.frame else { continue };
         tally.frames += 1;
         inspector.inspect(&frame, frame.data(block.raw));
@@ -169,7 +163,7 @@ fn verify(path: &Path, json: bool) -> Result<Pass> {
     if tally.bad() > 0 {
         bail!(
             "{}: {} bad checksums: the bench wants a clean capture",
-            path.display(),
+            display_path(path),
             tally.bad()
         );
     }

@@ -31,6 +31,7 @@ use fastpath::packet::{Protocol, ProtocolSet, Status};
 
 use super::layers::{self, Layer};
 use super::link::{self, Network};
+use super::output::display_path;
 use super::progress::Progress;
 use super::read::{Block, Capture};
 use super::verify::{Inspector, Kind};
@@ -195,15 +196,15 @@ fn fix(args: &Args) -> Result<Option<anyhow::Error>> {
     };
     let input = &args.input;
     let destination = destination(input, args.output.as_deref(), args.in_place)?;
-    let name = input.to_string_lossy();
-    let mut capture = Capture::open_arg(input).with_context(|| format!("{name}"))?;
+    let name = display_path(input);
+    let mut capture = Capture::open_arg(input).with_context(|| name.clone())?;
     // The mode of a new output: the input's, or for standard input that of
     // a file created under the usual umask (022).
     let new_mode = if input == Path::new("-") {
         new_file_permissions()
     } else {
         fs::metadata(input)
-            .with_context(|| format!("{name}"))?
+            .with_context(|| name.clone())?
             .permissions()
     };
     let mut fixer = Fixer::new(only);
@@ -214,7 +215,7 @@ fn fix(args: &Args) -> Result<Option<anyhow::Error>> {
             (PathBuf::from("-"), cut)
         }
         Destination::Stream(path) => {
-            let shown = path.display().to_string();
+            let shown = display_path(&path);
             let file = fs::OpenOptions::new()
                 .write(true)
                 .open(&path)
@@ -225,13 +226,7 @@ fn fix(args: &Args) -> Result<Option<anyhow::Error>> {
         }
         Destination::File(path, existing) => {
             let cut = replace(&path, new_mode, existing.as_ref(), |out| {
-                copy(
-                    &mut capture,
-                    &name,
-                    &mut fixer,
-                    out,
-                    &path.display().to_string(),
-                )
+                copy(&mut capture, &name, &mut fixer, out, &display_path(&path))
             })?;
             (path, cut)
         }
@@ -314,10 +309,15 @@ fn replace<T>(
         .prefix(".fastpath-fix-")
         .suffix(".tmp")
         .tempfile_in(directory)
-        .with_context(|| format!("cannot create a temporary file in {}", directory.display()))?;
+        .with_context(|| {
+            format!(
+                "cannot create a temporary file in {}",
+                display_path(directory)
+            )
+        })?;
     *registered = Some(temporary.path().to_owned());
     drop(registered);
-    let shown = || format!("writing {}", temporary.path().display());
+    let shown = || format!("writing {}", display_path(temporary.path()));
     let result = {
         let mut out = BufWriter::with_capacity(1 << 20, temporary.as_file());
         let result = write(&mut out)?;
@@ -340,7 +340,7 @@ fn replace<T>(
     renamed.with_context(|| {
         format!(
             "cannot rename the output into place as {}",
-            target.display()
+            display_path(target)
         )
     })?;
     // The rename itself is durable once the directory is synced.
@@ -364,7 +364,7 @@ fn keep_owner(file: &fs::File, keep: &fs::Metadata, target: &Path) {
         if let Err(e) = fchown(file, Some(uid), Some(gid)) {
             eprintln!(
                 "fastpath: warning: {}: cannot keep its owner {uid} and group {gid} ({e})",
-                target.display()
+                display_path(target)
             );
         }
     }
@@ -406,12 +406,12 @@ fn destination(input: &Path, output: Option<&Path>, in_place: bool) -> Result<De
     }
     let canonical_input = input
         .canonicalize()
-        .with_context(|| format!("{}: cannot open", input.display()))?;
+        .with_context(|| format!("{}: cannot open", display_path(input)))?;
     let in_place_file = || {
         let metadata = fs::metadata(&canonical_input)
-            .with_context(|| format!("{}: cannot open", input.display()))?;
+            .with_context(|| format!("{}: cannot open", display_path(input)))?;
         if !metadata.is_file() {
-            bail!("--in-place: {} is not a regular file", input.display());
+            bail!("--in-place: {} is not a regular file", display_path(input));
         }
         Ok(Destination::File(canonical_input.clone(), Some(metadata)))
     };
@@ -424,12 +424,12 @@ fn destination(input: &Path, output: Option<&Path>, in_place: bool) -> Result<De
         (true, true) => in_place_file(),
         (true, false) => bail!(
             "{} is the input file: give --in-place to replace it",
-            output.display()
+            display_path(output)
         ),
         (false, true) => bail!(
             "--in-place replaces {}, and -o names another file ({})",
-            input.display(),
-            output.display()
+            display_path(input),
+            display_path(output)
         ),
         (false, false) => output_destination(output),
     }
@@ -444,11 +444,11 @@ fn output_destination(output: &Path) -> Result<Destination> {
     }
     let metadata = match fs::symlink_metadata(output) {
         Err(e) if e.kind() == io::ErrorKind::NotFound => None,
-        Err(e) => return Err(e).with_context(|| format!("{}", output.display())),
+        Err(e) => return Err(e).with_context(|| display_path(output)),
         Ok(_) => Some(fs::metadata(output).with_context(|| {
             format!(
                 "{}: a symbolic link that cannot be followed: not replaced",
-                output.display()
+                display_path(output)
             )
         })?),
     };
@@ -458,7 +458,7 @@ fn output_destination(output: &Path) -> Result<Destination> {
     if metadata.is_file() {
         let path = output
             .canonicalize()
-            .with_context(|| format!("{}", output.display()))?;
+            .with_context(|| display_path(output))?;
         return Ok(Destination::File(path, Some(metadata)));
     }
     if is_stream(&metadata) {
@@ -466,7 +466,7 @@ fn output_destination(output: &Path) -> Result<Destination> {
     }
     bail!(
         "{} is not a regular file, a FIFO or a character device: not replaced",
-        output.display()
+        display_path(output)
     )
 }
 
@@ -504,7 +504,7 @@ fn summary(input: &str, target: &Path, changes: &Changes) -> String {
     let fixed: u64 = changes.fixed.iter().sum();
     let mut s = format!(
         "{input} -> {}: fixed {fixed} checksums in {} of {} frames",
-        target.display(),
+        display_path(target),
         changes.frames_fixed,
         changes.frames
     );

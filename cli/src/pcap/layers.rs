@@ -7,7 +7,22 @@
 //! - IP-in-IP: protocol 4 (IPv4) or 41 (IPv6);
 //! - GRE (47), version 0, without the RFC 1701 routing field, carrying IPv4
 //!   (0x0800), IPv6 (0x86dd) or Ethernet (0x6558, with VLAN tags);
-//! - VXLAN: UDP to port 4789, carrying Ethernet.
+//! - VXLAN: UDP to port 4789, carrying Ethernet;
+//! - Geneve: UDP to port 6081, version 0, after its options, carrying
+//!   Ethernet (0x6558, with VLAN tags), IPv4 (0x0800; an IPv6 packet there
+//!   too, as Wireshark's IP dissector takes it) or IPv6 (0x86dd);
+//! - GTP-U: UDP from or to port 2152, version 1 with PT 1 (not GTP'), a
+//!   G-PDU (message type 0xff; other messages carry no user packet) after
+//!   its optional fields and extension headers, carrying what Wireshark
+//!   guesses from the first byte: IPv4 (0x45 to 0x4e), IPv6 (0x6_), else
+//!   Ethernet if the EtherType at 12 is IPv4 or IPv6.
+//!
+//! A UDP tunnel's inner packet ends where the UDP length says (GTP-U's
+//! where the GTP length says, if less). Wireshark tries a UDP datagram's
+//! lower port first, either of them: a G-PDU from port 2152 to 4789 is
+//! GTP-U here too, but VXLAN and Geneve are followed only to their
+//! destination port, and Geneve only in version 0 (Wireshark also decodes
+//! them from their port, and other Geneve versions as version 0).
 //!
 //! A tunnel is followed in a whole packet and in a first fragment (its
 //! inner headers are there; the inner upper layer is then cut short, so
@@ -16,6 +31,8 @@
 //!
 //! A GRE checksum is no protocol of the report, but `fix` keeps it right:
 //! when it held before inner checksums were corrected, it is recomputed.
+//! So is a UDP tunnel's outer UDP checksum, which covers the inner packet
+//! (see [`fix`]).
 
 use std::ops::Range;
 
@@ -31,6 +48,13 @@ const IPPROTO_UDP: u8 = 17;
 const IPPROTO_IPV6: u8 = 41;
 const IPPROTO_GRE: u8 = 47;
 const VXLAN_PORT: u16 = 4789;
+const GENEVE_PORT: u16 = 6081;
+const GTP_U_PORT: u16 = 2152;
+
+const ETHERTYPE_IPV4: u16 = 0x0800;
+const ETHERTYPE_IPV6: u16 = 0x86dd;
+/// Transparent Ethernet bridging: an Ethernet frame follows.
+const ETHERTYPE_TEB: u16 = 0x6558;
 
 /// One checksum of a frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -88,6 +112,87 @@ pub fn inspect(ip: &[u8], layers: &mut Vec<Layer>) -> Result<(), packet::Error> 
     Ok(())
 }
 
+/// Where the walk of [`inspect_walk`] ended: the innermost IP packet that
+/// it analyzed, and why it went no deeper.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct End {
+    /// The depth of that packet: 0 for the outermost one.
+    pub depth: u8,
+    /// Where that packet starts in the outermost one.
+    pub start: usize,
+    /// Its analysis, or why [`packet::analyze`] took no IP header there
+    /// (only for the outermost packet: an IPv4 header cut short after its
+    /// checksum field, reported unverified).
+    pub analysis: Result<Analysis, packet::Error>,
+    /// Why its upper layer, a tunnel decoded here, was not followed; `None`
+    /// if it is no such tunnel.
+    pub stop: Option<Stop>,
+}
+
+/// Why [`inspect_walk`] did not follow a tunnel it decoded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// The tunnel starts at depth [`MAX_DEPTH`].
+    TooDeep,
+    /// Its inner packet is no IP packet that [`packet::analyze`] takes:
+    /// why (an IPv4 header cut short after its checksum field is reported,
+    /// unverified, one depth further).
+    Inner(packet::Error),
+}
+
+/// [`inspect`], which pushes the same layers, and where its walk ended:
+/// what a caller needs to tell what was left unverified (a tunnel too
+/// deep, an inner packet cut short, an upper layer without a checksum
+/// reported and why).
+pub fn inspect_walk(ip: &[u8], layers: &mut Vec<Layer>) -> Result<End, packet::Error> {
+    let mut analysis = match packet::analyze(ip) {
+        Ok(analysis) => analysis,
+        Err(e) => {
+            let report = cut_ipv4(ip).ok_or(e)?;
+            layers.push(Layer { depth: 0, report });
+            return Ok(End {
+                depth: 0,
+                start: 0,
+                analysis: Err(e),
+                stop: None,
+            });
+        }
+    };
+    let (mut base, mut packet, mut depth) = (0, ip, 0);
+    loop {
+        push(layers, depth, base, &analysis);
+        let end = move |stop| End {
+            depth,
+            start: base,
+            analysis: Ok(analysis),
+            stop,
+        };
+        let Some(tunnel) = tunnel(packet, &analysis) else {
+            return Ok(end(None));
+        };
+        if depth == MAX_DEPTH {
+            return Ok(end(Some(Stop::TooDeep)));
+        }
+        let inner = &packet[tunnel.inner.clone()];
+        match packet::analyze(inner) {
+            Ok(next) => analysis = next,
+            Err(e) => {
+                if let Some(mut report) = cut_ipv4(inner) {
+                    report.offset += base + tunnel.inner.start;
+                    layers.push(Layer {
+                        depth: depth + 1,
+                        report,
+                    });
+                }
+                return Ok(end(Some(Stop::Inner(e))));
+            }
+        }
+        base += tunnel.inner.start;
+        packet = inner;
+        depth += 1;
+    }
+}
+
 /// Where [`fix`] may write in the IP packet `ip`: the offset of every
 /// checksum field that [`inspect`] reports, and of every GRE checksum on
 /// the way to the innermost packet.
@@ -138,9 +243,11 @@ fn push(layers: &mut Vec<Layer>, depth: u8, base: usize, analysis: &Analysis) {
 /// [`packet::fix`] finds verifiable and wrong, innermost first (an outer
 /// checksum covers the inner packet), and keeps every checksum of a tunnel
 /// that was right, right: a GRE checksum, and the outer layer's checksums
-/// of any protocol, in `only` or not (with `--only tcp`, a VXLAN packet's
-/// outer UDP checksum is written again after its inner TCP one). Pushes the layers as they were before each was written, outermost
-/// first, into `layers`: a report's `computed` is what its field holds now.
+/// of any protocol, in `only` or not (with `--only tcp`, a VXLAN, Geneve or
+/// GTP-U packet's outer UDP checksum is written again after its inner TCP
+/// one; an outer UDP checksum of 0 over IPv4, none, stays 0). Pushes the
+/// layers as they were before each was written, outermost first, into
+/// `layers`: a report's `computed` is what its field holds now.
 pub fn fix(ip: &mut [u8], only: ProtocolSet, layers: &mut Vec<Layer>) -> Result<(), packet::Error> {
     let first = layers.len();
     fix_at(ip, only, 0, 0, layers)?;
@@ -200,6 +307,15 @@ fn fix_at(
     Ok(())
 }
 
+/// What a tunnel header says follows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Payload {
+    /// An IP packet of one of these versions (its first nibble).
+    Ip(&'static [u8]),
+    /// An Ethernet frame: the IP packet after its EtherType and VLAN tags.
+    Ethernet,
+}
+
 /// The tunnel that the upper layer of `packet` starts, if it is one
 /// decoded here.
 fn tunnel(packet: &[u8], analysis: &Analysis) -> Option<Tunnel> {
@@ -212,27 +328,28 @@ fn tunnel(packet: &[u8], analysis: &Analysis) -> Option<Tunnel> {
     let end = upper.end.min(packet.len());
     let start = upper.offset;
     let header = packet.get(start..end)?;
-    let ip = |offset: usize, version: u8| {
-        let inner = start + offset..end;
-        let first = *packet.get(inner.clone())?.first()?;
-        (first >> 4 == version).then_some(inner)
+    // The inner IP packet of `payload` found `offset` bytes into the upper
+    // layer, ending at `end`.
+    let inner = |payload: Payload, offset: usize, end: usize| {
+        let at = start + offset;
+        let bytes = packet.get(at..end)?;
+        match payload {
+            Payload::Ip(versions) => versions.contains(&(bytes.first()? >> 4)).then_some(at..end),
+            Payload::Ethernet => match link::ethernet(bytes) {
+                Network::Ip(ip) => Some(at + ip..end),
+                _ => None,
+            },
+        }
     };
-    let ethernet =
-        |offset: usize, end: usize| match link::ethernet(packet.get(start + offset..end)?) {
-            Network::Ip(at) => Some(start + offset + at..end),
-            _ => None,
-        };
+    let plain = |inner| Tunnel {
+        inner,
+        gre_checksum: None,
+    };
     match upper.protocol {
-        IPPROTO_IPIP => Some(Tunnel {
-            inner: ip(0, 4)?,
-            gre_checksum: None,
-        }),
-        IPPROTO_IPV6 => Some(Tunnel {
-            inner: ip(0, 6)?,
-            gre_checksum: None,
-        }),
+        IPPROTO_IPIP => inner(Payload::Ip(&[4]), 0, end).map(plain),
+        IPPROTO_IPV6 => inner(Payload::Ip(&[6]), 0, end).map(plain),
         IPPROTO_GRE => {
-            let flags = u16::from_be_bytes(*header.first_chunk::<2>()?);
+            let flags = be16(header, 0)?;
             let (checksum, routing, key, sequence) = (
                 flags & 0x8000 != 0,
                 flags & 0x4000 != 0,
@@ -243,13 +360,13 @@ fn tunnel(packet: &[u8], analysis: &Analysis) -> Option<Tunnel> {
                 return None;
             }
             let len = 4 + 4 * (usize::from(checksum) + usize::from(key) + usize::from(sequence));
-            let protocol = u16::from_be_bytes(*header.get(2..)?.first_chunk::<2>()?);
-            let inner = match protocol {
-                0x0800 => ip(len, 4)?,
-                0x86dd => ip(len, 6)?,
-                0x6558 => ethernet(len, end)?,
+            let payload = match be16(header, 2)? {
+                ETHERTYPE_IPV4 => Payload::Ip(&[4]),
+                ETHERTYPE_IPV6 => Payload::Ip(&[6]),
+                ETHERTYPE_TEB => Payload::Ethernet,
                 _ => return None,
             };
+            let inner = inner(payload, len, end)?;
             // The GRE checksum covers the GRE header and payload: only
             // checked if the whole GRE packet is there.
             let whole = upper.end <= packet.len() && upper.fragment == Fragment::Whole;
@@ -260,17 +377,286 @@ fn tunnel(packet: &[u8], analysis: &Analysis) -> Option<Tunnel> {
             })
         }
         IPPROTO_UDP => {
-            let port = u16::from_be_bytes(*header.get(2..)?.first_chunk::<2>()?);
-            let len = usize::from(u16::from_be_bytes(*header.get(4..)?.first_chunk::<2>()?));
-            if port != VXLAN_PORT || len < 16 || start + len > upper.end {
+            let (source, destination) = (be16(header, 0)?, be16(header, 2)?);
+            let len = usize::from(be16(header, 4)?);
+            if len < 8 || start + len > upper.end {
                 return None;
             }
-            // The UDP length bounds the datagram; then 8 bytes of VXLAN.
-            Some(Tunnel {
-                inner: ethernet(16, (start + len).min(packet.len()))?,
-                gre_checksum: None,
-            })
+            // The UDP length bounds the datagram; its payload, as far as
+            // captured, starts the tunnel's header.
+            let datagram = packet.get(start + 8..(start + len).min(packet.len()))?;
+            // Wireshark tries the lower port first, and GTP-U's dissector
+            // declines what is no GTP: a G-PDU from port 2152 to VXLAN's or
+            // Geneve's is GTP-U.
+            let gtp = [source, destination]
+                .contains(&GTP_U_PORT)
+                .then(|| gtp_u(datagram, len - 8))
+                .flatten();
+            let (offset, payload, message_len) = match (gtp, destination) {
+                (Some(gtp), _) => gtp,
+                // 8 bytes of VXLAN.
+                (None, VXLAN_PORT) => (8, Payload::Ethernet, len - 8),
+                (None, GENEVE_PORT) => {
+                    let (offset, payload) = geneve(datagram)?;
+                    (offset, payload, len - 8)
+                }
+                _ => return None,
+            };
+            let inner_end = (start + 8 + message_len).min(packet.len());
+            inner(payload, 8 + offset, inner_end).map(plain)
         }
         _ => None,
+    }
+}
+
+/// A Geneve header at the start of `datagram` (a UDP payload as far as
+/// captured): where its payload starts (after the 8-byte base header and
+/// the options) and what it is. `None` for a version other than 0, whose
+/// layout is unknown (Wireshark decodes it as version 0), or a protocol
+/// type not decoded here.
+fn geneve(datagram: &[u8]) -> Option<(usize, Payload)> {
+    let &[first, _, high, low] = datagram.first_chunk::<4>()?;
+    if first >> 6 != 0 {
+        return None;
+    }
+    let payload = match u16::from_be_bytes([high, low]) {
+        ETHERTYPE_TEB => Payload::Ethernet,
+        // Wireshark's IP dissector, which 0x0800 calls, takes IPv6 too.
+        ETHERTYPE_IPV4 => Payload::Ip(&[4, 6]),
+        ETHERTYPE_IPV6 => Payload::Ip(&[6]),
+        _ => return None,
+    };
+    // The option length counts 4-byte words.
+    Some((8 + 4 * usize::from(first & 0x3f), payload))
+}
+
+/// GTP-U flags: a Next Extension Header, a Sequence Number, an N-PDU
+/// Number; if any is set, all three fields (4 bytes) are present.
+const GTP_E: u8 = 0x04;
+const GTP_S: u8 = 0x02;
+const GTP_PN: u8 = 0x01;
+
+/// A GTP-U message at the start of `datagram` (a UDP payload as far as
+/// captured, `len` bytes on the wire): if it is a G-PDU of version 1, where
+/// its user packet starts, what it is, and where the message ends (where
+/// its length field says, counted after the 8 mandatory bytes, or where
+/// the datagram does). As Wireshark: the spare flag is ignored, the
+/// optional fields are skipped if any of E, S, PN is set, then the
+/// extension headers while E is set and the next type is not 0 (each of
+/// 4-byte units, its length first and the next type last; a length of 0
+/// ends the message); the user packet is guessed from its first byte.
+fn gtp_u(datagram: &[u8], len: usize) -> Option<(usize, Payload, usize)> {
+    let &[flags, message, high, low] = datagram.first_chunk::<4>()?;
+    // Version 1, protocol type 1 (GTP, not GTP'), a G-PDU.
+    if flags >> 4 != 0b0011 || message != 0xff {
+        return None;
+    }
+    let end = (8 + usize::from(u16::from_be_bytes([high, low]))).min(len);
+    let message = &datagram[..end.min(datagram.len())];
+    let mut offset = 8;
+    if flags & (GTP_E | GTP_S | GTP_PN) != 0 {
+        offset = 12;
+        if flags & GTP_E != 0 {
+            let mut next = *message.get(11)?;
+            // Every header takes 4 bytes at least: the loop ends.
+            while next != 0 {
+                let units = usize::from(*message.get(offset)?);
+                if units == 0 {
+                    return None;
+                }
+                offset += 4 * units;
+                next = *message.get(offset - 1)?;
+            }
+        }
+    }
+    let payload = match *message.get(offset)? {
+        // 0x40 to 0x44 would be a header shorter than 20 bytes; Wireshark
+        // takes 0x4f for PPP's IPv6 header compression.
+        0x45..=0x4e => Payload::Ip(&[4]),
+        first if first >> 4 == 6 => Payload::Ip(&[6]),
+        // Wireshark's last guess, on more than 14 bytes: Ethernet, if the
+        // EtherType is IPv4 or IPv6 (or ARP, which has no checksum here).
+        _ if end > offset + 14
+            && matches!(
+                be16(message, offset + 12),
+                Some(ETHERTYPE_IPV4 | ETHERTYPE_IPV6)
+            ) =>
+        {
+            Payload::Ethernet
+        }
+        _ => return None,
+    };
+    Some((offset, payload, end))
+}
+
+/// The big-endian 16-bit word at `at` of `data`, if there.
+fn be16(data: &[u8], at: usize) -> Option<u16> {
+    let bytes = data.get(at..)?.first_chunk::<2>()?;
+    Some(u16::from_be_bytes(*bytes))
+}
+
+#[cfg(test)]
+mod tests {
+    //! What the sample captures of tests/pcap.rs cannot show, as tshark
+    //! decodes it otherwise or as their checks cannot express it.
+
+    use super::*;
+
+    const DATA: &[u8] = b"user data";
+
+    /// IPv4 from 192.0.2.1 to 198.51.100.7 carrying UDP from `source` to
+    /// `destination`, its checksums right.
+    fn udp(source: u16, destination: u16, payload: &[u8]) -> Vec<u8> {
+        let mut p = vec![
+            0x45,
+            0,
+            0,
+            0,
+            0,
+            1,
+            0x40,
+            0,
+            64,
+            IPPROTO_UDP,
+            0,
+            0,
+            192,
+            0,
+            2,
+            1,
+            198,
+            51,
+            100,
+            7,
+        ];
+        p[2..4].copy_from_slice(&((28 + payload.len()) as u16).to_be_bytes());
+        p.extend(source.to_be_bytes());
+        p.extend(destination.to_be_bytes());
+        p.extend(((8 + payload.len()) as u16).to_be_bytes());
+        // Not 0, which would be no checksum: a wrong one, then fixed.
+        p.extend([0xff, 0xff]);
+        p.extend(payload);
+        packet::fix(&mut p, ProtocolSet::ALL).unwrap();
+        p
+    }
+
+    /// A Geneve header whose first byte is `first` (version, option
+    /// length), then `inner`.
+    fn geneve(first: u8, protocol: u16, inner: &[u8]) -> Vec<u8> {
+        let mut g = vec![first, 0];
+        g.extend(protocol.to_be_bytes());
+        g.extend([0, 0, 42, 0]);
+        g.extend(inner);
+        g
+    }
+
+    /// A G-PDU: GTP-U version 1 with `flags` (E, S, PN), its length field
+    /// `len`, TEID 1, then `rest`.
+    fn g_pdu(flags: u8, len: usize, rest: &[u8]) -> Vec<u8> {
+        let mut g = vec![0x30 | flags, 0xff];
+        g.extend((len as u16).to_be_bytes());
+        g.extend([0, 0, 0, 1]);
+        g.extend(rest);
+        g
+    }
+
+    /// Every checksum that [`inspect`] reports: depth, protocol, status.
+    fn verdicts(ip: &[u8]) -> Vec<(u8, Protocol, Status)> {
+        let mut layers = Vec::new();
+        inspect(ip, &mut layers).unwrap();
+        layers
+            .iter()
+            .map(|l| (l.depth, l.report.protocol, l.report.status))
+            .collect()
+    }
+
+    /// The verdicts of a good UDP packet in IPv4 at `depth`.
+    fn good(depth: u8) -> [(u8, Protocol, Status); 2] {
+        [
+            (depth, Protocol::Ipv4, Status::Good),
+            (depth, Protocol::Udp, Status::Good),
+        ]
+    }
+
+    #[test]
+    fn geneve_in_version_0_to_its_port_only() {
+        let inner = udp(40000, 9, DATA);
+        let followed = udp(50000, GENEVE_PORT, &geneve(0, ETHERTYPE_IPV4, &inner));
+        assert_eq!(verdicts(&followed), [good(0), good(1)].concat());
+        // Version 1; from port 6081: Wireshark decodes both.
+        let version_1 = udp(50000, GENEVE_PORT, &geneve(0x40, ETHERTYPE_IPV4, &inner));
+        assert_eq!(verdicts(&version_1), good(0));
+        let from_port = udp(GENEVE_PORT, 50000, &geneve(0, ETHERTYPE_IPV4, &inner));
+        assert_eq!(verdicts(&from_port), good(0));
+        // Options past the datagram.
+        let options = udp(50000, GENEVE_PORT, &geneve(0x3f, ETHERTYPE_IPV4, &inner));
+        assert_eq!(verdicts(&options), good(0));
+    }
+
+    #[test]
+    fn a_g_pdu_from_port_2152_to_vxlan_is_gtp_u() {
+        let inner = udp(40000, 9, DATA);
+        let gtp = udp(GTP_U_PORT, VXLAN_PORT, &g_pdu(0, inner.len(), &inner));
+        assert_eq!(verdicts(&gtp), [good(0), good(1)].concat());
+        // VXLAN from that port stays VXLAN: no GTP-U version 1.
+        let mut vxlan = vec![0x08, 0, 0, 0, 0, 0, 1, 0];
+        vxlan.extend([2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x08, 0x00]);
+        vxlan.extend(&inner);
+        let vxlan = udp(GTP_U_PORT, VXLAN_PORT, &vxlan);
+        assert_eq!(verdicts(&vxlan), [good(0), good(1)].concat());
+    }
+
+    #[test]
+    fn gtp_u_ends_where_its_headers_say() {
+        let inner = udp(40000, 9, DATA);
+        // An extension header of length 0 ends the message, as Wireshark.
+        let rest = [&[0, 1, 0, 0x85, 0, 0, 0, 0][..], &inner].concat();
+        let zero = udp(50000, GTP_U_PORT, &g_pdu(0x04, rest.len(), &rest));
+        assert_eq!(verdicts(&zero), good(0));
+        // One cut short by the message.
+        let rest = [&[0, 1, 0, 0x85, 9, 0, 0, 0][..], &inner].concat();
+        let long = udp(50000, GTP_U_PORT, &g_pdu(0x04, rest.len(), &rest));
+        assert_eq!(verdicts(&long), good(0));
+        // A GTP length short of the user packet cuts it.
+        let short = udp(50000, GTP_U_PORT, &g_pdu(0, inner.len() - 1, &inner));
+        let cut = verdicts(&short);
+        assert_eq!(cut[..3], [good(0), good(1)].concat()[..3]);
+        assert!(
+            matches!(cut[3], (1, Protocol::Udp, Status::Unverified(_))),
+            "{cut:?}"
+        );
+        // Other messages carry no user packet: an End Marker (0xfe).
+        let mut end_marker = g_pdu(0, inner.len(), &inner);
+        end_marker[1] = 0xfe;
+        assert_eq!(verdicts(&udp(50000, GTP_U_PORT, &end_marker)), good(0));
+    }
+
+    #[test]
+    fn fix_keeps_an_absent_outer_checksum_absent() {
+        let mut inner = udp(40000, 9, DATA);
+        inner[27] ^= 0x55;
+        let mut outer = udp(50000, GENEVE_PORT, &geneve(0, ETHERTYPE_IPV4, &inner));
+        outer[26..28].fill(0);
+        let mut layers = Vec::new();
+        fix(&mut outer, ProtocolSet::ALL, &mut layers).unwrap();
+        assert_eq!(outer[26..28], [0, 0]);
+        let mut after = good(0).to_vec();
+        after[1].2 = Status::Absent;
+        after.extend(good(1));
+        assert_eq!(verdicts(&outer), after);
+    }
+
+    #[test]
+    fn nested_udp_tunnels_end_at_the_depth_limit() {
+        let mut packet = udp(40000, 9, DATA);
+        for i in 0..MAX_DEPTH + 2 {
+            packet = if i % 2 == 0 {
+                udp(50000, GENEVE_PORT, &geneve(0, ETHERTYPE_IPV4, &packet))
+            } else {
+                udp(50000, GTP_U_PORT, &g_pdu(0, packet.len(), &packet))
+            };
+        }
+        let expected: Vec<_> = (0..=MAX_DEPTH).flat_map(good).collect();
+        assert_eq!(verdicts(&packet), expected);
     }
 }

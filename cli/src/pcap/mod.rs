@@ -4,8 +4,8 @@
 //! |---|---|
 //! | [`read`] | pcap and pcapng, block by block through pcap-parser, with each block's raw bytes; bounded lengths, errors with byte offsets |
 //! | [`link`] | link layers: where a frame's IP packet starts |
-//! | [`layers`] | every checksum of an IP packet, tunnels (IP-in-IP, GRE, VXLAN) included; fixing them innermost first |
-//! | [`verify`] | `verify`: JSON lines or a summary per file, exit status 0, 1 or 2 |
+//! | [`layers`] | every checksum of an IP packet, tunnels (IP-in-IP, GRE, VXLAN, Geneve, GTP-U) included; fixing them innermost first |
+//! | [`verify`] | `verify`: JSON lines or a summary per file, exit status 0 to 3 |
 //! | [`fix`] | `fix`: the raw blocks copied, checksum fields patched, written through a temporary file |
 //! | `output` | the JSON line of the contract, the tally and the summary |
 //! | `progress` | the progress bar, on a terminal only |
@@ -30,10 +30,13 @@ use clap::Subcommand;
 #[derive(Subcommand)]
 pub enum Command {
     /// Verify every checksum of captures: exit status 0 if none is bad, 1
-    /// if one is, 2 if a file could not be read.
+    /// if one is (with --strict, also if one could not be verified), 2 if a
+    /// file could not be read, 3 for both.
     Verify(verify::Args),
     /// Write a copy of a capture with every verifiable wrong checksum
-    /// corrected, every other byte as it was.
+    /// corrected, every other byte as it was: exit status 0, 2 on an error
+    /// (nothing replaced), 3 if the capture was cut short (its complete
+    /// records written).
     Fix(fix::Args),
     /// Time verify against a bare read of the same capture.
     Bench(bench::Args),

@@ -142,7 +142,7 @@ impl std::error::Error for ReadError {}
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Frame {
     /// The link type (LINKTYPE_*) of the frame's interface; `None` for a
-    /// pcapng packet of an interface past the [`MAX_INTERFACES`] remembered,
+    /// pcapng packet of an interface past the `MAX_INTERFACES` remembered,
     /// and for records that are no packets. (A packet of an interface
     /// that its section does not describe is a read error, as in
     /// Wireshark.)
@@ -232,7 +232,7 @@ impl Capture {
     }
 
     /// Reads a capture, pcap or pcapng, from `input` (a
-    /// [`Cursor`](std::io::Cursor) over bytes in memory, say), from its
+    /// [`Cursor`] over bytes in memory, say), from its
     /// start.
     pub fn from_reader(input: impl Read + Seek + 'static) -> Result<Capture, ReadError> {
         Capture::with_buffer(input, BUFFER)

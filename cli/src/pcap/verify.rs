@@ -1,5 +1,5 @@
 //! `fastpath pcap verify`: every checksum of every frame, as JSON lines or a
-//! summary per file.
+//! summary per file, and what could not be verified, by reason.
 //!
 //! What is reported, per frame:
 //!
@@ -13,25 +13,54 @@
 //! - a first fragment's upper-layer checksum is there but covers data in
 //!   other fragments: `unverified`.
 //!
-//! `computed` is what the field holds after `fix` (with every protocol): the
-//! stored value unless the checksum needs a fix. An outer checksum that
-//! covers a tunnel's inner packet changes when an inner checksum is fixed,
-//! so it is computed here on a fixed copy of the frame.
+//! `computed` is the checksum of the bytes as they are in the file, as
+//! tshark computes it: an outer checksum over a tunnel is judged, and
+//! computed, over the inner packet as captured, wrong inner checksums and
+//! all (after `fix` it changes if an inner checksum is fixed; `fix` prints
+//! what it writes). A good checksum's `computed` is `stored`, but for the
+//! other zero of ones' complement arithmetic: a TCP, ICMP, ICMPv6 or IPv4
+//! checksum stored as 0xffff whose data computes to 0x0000 is good (both
+//! zeros pass a receiver's check) with `computed` 0. UDP's computed 0 is
+//! sent as 0xffff (RFC 768), so its `computed` is 0xffff. Where nothing can
+//! be computed, or nothing is to be, `computed` is `stored`: `unverified`
+//! (the data is not all there or its lengths don't fit), `illegal` when its
+//! data can't be verified, and `absent` (UDP over IPv4 whose sender
+//! computed no checksum: 0; tshark shows the value it would have had,
+//! which would cost verify a second pass over such datagrams).
+//!
+//! `unverified` checksums are counted by reason (snap length, first
+//! fragment, lengths, routing header), and what may hold a checksum that
+//! has no line at all is counted by reason too ([`Gap`]): frames of link
+//! types not decoded, frames with no IP decoded (but those of protocols
+//! that carry no IP: ARP, LLDP, LLC, ...), IP headers cut short or
+//! malformed, TSO and BIG TCP packets (IPv4 total length 0, IPv6 payload
+//! length 0), lengths that don't fit, tunnels deeper than
+//! [`MAX_DEPTH`](layers::MAX_DEPTH), upper layers whose checksum is not
+//! verified here (SCTP, IGMP, ESP, ...). With `--strict`, any of them makes
+//! the exit status 1, as a bad checksum does.
 
 use std::io::{self, BufWriter, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use fastpath::packet::ProtocolSet;
+use fastpath::packet::{self, Protocol, ProtocolSet, Status};
 
-use super::layers::{self, Layer};
+use super::layers::{self, End, Layer, Stop};
 use super::link::{self, Network};
 use super::output::{self, Tally};
 use super::progress::Progress;
 use super::read::{Capture, Format, Frame, ReadError};
 
+/// The exit statuses of verify, two bits: 1 bad, 2 unreadable.
+const EXIT_HELP: &str = "\
+Exit status: 0 if no checksum is bad; 1 if a checksum is bad or illegal
+(with --strict, also if one could not be verified or a frame was not
+decoded); 2 if a file could not be read to its end, or the output could not
+be written; 3 for both 1 and 2.";
+
 /// The arguments of `fastpath pcap verify`.
 #[derive(clap::Args)]
+#[command(after_help = EXIT_HELP)]
 pub struct Args {
     /// Capture files, pcap or pcapng; `-` for standard input. FIFOs and
     /// pipes are read as they come.
@@ -41,6 +70,16 @@ pub struct Args {
     /// summary.
     #[arg(long)]
     json: bool,
+    /// As --json, and after each file's lines a summary object
+    /// ({"file": ..., "summary": {...}}, with no "frame" key); with several
+    /// files, a total object last ({"total": {...}}).
+    #[arg(long)]
+    json_summary: bool,
+    /// Exit with status 1 if any checksum could not be verified or any
+    /// frame was not decoded, as for a bad checksum; the reasons go to
+    /// standard error.
+    #[arg(long)]
+    strict: bool,
 }
 
 /// What a frame held.
@@ -56,6 +95,49 @@ pub enum Kind {
     BrokenIp,
 }
 
+/// Why something in a frame may hold a checksum that `verify` did not
+/// verify and has no line for. One frame has one at most: the walk through
+/// its layers stops there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Gap {
+    /// A frame of a link type not decoded here.
+    LinkType(u16),
+    /// A packet of a pcapng interface past those remembered.
+    Interface,
+    /// A frame whose link header is cut short before its network protocol.
+    LinkCut,
+    /// A frame whose link layer (Ethernet, SLL, SLL2) names this EtherType,
+    /// in which no IP was decoded, and which is no protocol known to carry
+    /// no IP (MPLS, PPPoE, MACsec, ...).
+    EtherType(u16),
+    /// A frame of this decoded link type in which no IP was found, and no
+    /// EtherType tells what it holds: a loopback address family, raw IP of
+    /// another version, PPP control protocols, ...
+    NoIp(u16),
+    /// A packet cut short (by the snap length) before a checksum field: an
+    /// IP header, IPv6 extension headers, an upper-layer header.
+    Cut,
+    /// A malformed IP header: an IHL below 5, a version that its link layer
+    /// or tunnel does not announce.
+    Malformed,
+    /// An IPv4 packet of total length 0: a TSO or BIG TCP packet as
+    /// captured on the sending host.
+    Ipv4Length0,
+    /// An IPv6 packet of payload length 0: a jumbogram (RFC 2675), or a BIG
+    /// TCP packet.
+    Ipv6Length0,
+    /// A packet whose lengths don't fit: a total length below the header's,
+    /// extension headers past the payload length, a UDP length past it.
+    Lengths,
+    /// A tunnel at depth [`MAX_DEPTH`](layers::MAX_DEPTH), not followed.
+    TooDeep,
+    /// An upper layer with no checksum verified here, by IP protocol
+    /// number: SCTP, IGMP, ESP, GRE that is not decoded, ...
+    Protocol(u8),
+    /// Anything else the walk stopped at.
+    Other,
+}
+
 /// Finds every checksum of a frame; keeps its buffers from frame to frame.
 #[derive(Default)]
 pub struct Inspector {
@@ -66,7 +148,10 @@ pub struct Inspector {
 }
 
 impl Inspector {
-    /// Inspects the frame `frame` whose captured bytes are `data`.
+    /// Inspects the frame `frame` whose captured bytes are `data`, as `fix`
+    /// needs it: each layer's `computed` is what its field holds once the
+    /// whole packet is fixed (an outer checksum over a tunnel changes when
+    /// an inner one is fixed).
     pub fn inspect(&mut self, frame: &Frame, data: &[u8]) -> Kind {
         self.layers.clear();
         let Some(link) = frame.link else {
@@ -90,6 +175,36 @@ impl Inspector {
         Kind::Ip
     }
 
+    /// Inspects the frame `frame` whose captured bytes are `data`, as
+    /// `verify` reports it: each layer's `computed` is the checksum of the
+    /// bytes as captured (see the module's documentation), and what the
+    /// frame may hold that was not verified, if anything.
+    pub fn inspect_as_captured(&mut self, frame: &Frame, data: &[u8]) -> (Kind, Option<Gap>) {
+        self.layers.clear();
+        let Some(link) = frame.link else {
+            // A pcapng record that is no packet (custom, systemd journal)
+            // holds nothing to verify.
+            let gap = (frame.len > 0).then_some(Gap::Interface);
+            return (Kind::OtherLink, gap);
+        };
+        let ip = match link::locate(link, data) {
+            Network::Ip(at) => &data[at..],
+            Network::NotIp => return (Kind::NotIp, not_ip(link, data)),
+            Network::OtherLink => return (Kind::OtherLink, Some(Gap::LinkType(link))),
+        };
+        let end = match layers::inspect_walk(ip, &mut self.layers) {
+            Ok(end) => end,
+            Err(e) => return (Kind::BrokenIp, Some(broken(e))),
+        };
+        if self.layers.iter().any(|l| {
+            let r = &l.report;
+            r.status == Status::Good && r.stored == 0xffff && r.protocol != Protocol::Udp
+        }) {
+            self.computed_zeros(ip);
+        }
+        (Kind::Ip, gap(&end, ip))
+    }
+
     /// Sets each layer's `computed` to what its field holds once the
     /// whole packet is fixed, inner checksums first.
     #[cold]
@@ -107,49 +222,212 @@ impl Inspector {
             }
         }
     }
+
+    /// Sets the `computed` of each good checksum stored as 0xffff (but
+    /// UDP's) to the checksum its data computes to: 0x0000, unless the
+    /// data sums to +0 (an all-zero ICMPv4 message, whose checksum is
+    /// 0xffff). Found by storing 0x0000 in a copy: a good verdict there
+    /// means the data computes to 0x0000.
+    #[cold]
+    fn computed_zeros(&mut self, ip: &[u8]) {
+        for i in 0..self.layers.len() {
+            let report = self.layers[i].report;
+            if report.status != Status::Good
+                || report.stored != 0xffff
+                || report.protocol == Protocol::Udp
+            {
+                continue;
+            }
+            self.scratch.clear();
+            self.scratch.extend_from_slice(ip);
+            self.scratch[report.offset..report.offset + 2].fill(0);
+            self.fixed.clear();
+            let _ = layers::inspect(&self.scratch, &mut self.fixed);
+            let depth = self.layers[i].depth;
+            if let Some(zero) = self
+                .fixed
+                .iter()
+                .find(|l| l.depth == depth && l.report.offset == report.offset)
+            {
+                self.layers[i].report.computed = match zero.report.status {
+                    Status::Good => 0,
+                    _ => zero.report.computed,
+                };
+            }
+        }
+    }
 }
 
-/// Runs `fastpath pcap verify`: exit status 0 if no checksum is bad, 1 if
-/// one is, 2 if a file could not be read.
+/// The gap of an IP header that [`packet::analyze`] does not take.
+fn broken(error: packet::Error) -> Gap {
+    match error {
+        packet::Error::Truncated => Gap::Cut,
+        _ => Gap::Malformed,
+    }
+}
+
+/// What the innermost packet that the walk reached leaves unverified, if
+/// anything: a tunnel not followed, or an upper layer with no checksum
+/// reported.
+fn gap(end: &End, ip: &[u8]) -> Option<Gap> {
+    match end.stop {
+        Some(Stop::TooDeep) => return Some(Gap::TooDeep),
+        Some(Stop::Inner(e)) => return Some(broken(e)),
+        None => {}
+    }
+    let analysis = match end.analysis {
+        Ok(analysis) => analysis,
+        Err(e) => return Some(broken(e)),
+    };
+    match analysis.l4 {
+        // A later fragment holds no upper-layer header: its data is
+        // covered by the first fragment's checksum. No Next Header: nothing
+        // follows.
+        Ok(_) | Err(packet::Error::LaterFragment | packet::Error::Protocol(59)) => None,
+        Err(packet::Error::Protocol(protocol)) => Some(Gap::Protocol(protocol)),
+        Err(packet::Error::Truncated) => Some(Gap::Cut),
+        Err(packet::Error::Length) => {
+            let packet = &ip[end.start..];
+            let zero = |at: usize| packet.get(at..at + 2) == Some(&[0, 0]);
+            Some(match packet.first().map(|b| b >> 4) {
+                Some(4) if zero(2) => Gap::Ipv4Length0,
+                Some(6) if zero(4) => Gap::Ipv6Length0,
+                _ => Gap::Lengths,
+            })
+        }
+        Err(_) => Some(Gap::Other),
+    }
+}
+
+/// EtherTypes of protocols that carry no IP: ARP, RARP, MAC control
+/// (pause), slow protocols (LACP), EAPOL, PPPoE discovery, LLDP, PTP,
+/// Ethernet loopback (CTP).
+const NO_IP: [u16; 9] = [
+    0x0806, 0x8035, 0x8808, 0x8809, 0x888e, 0x8863, 0x88cc, 0x88f7, 0x9000,
+];
+
+/// ARPHRD_NETLINK: an SLL header whose protocol field is a netlink family.
+const ARPHRD_NETLINK: u16 = 824;
+
+/// Why a frame of link type `link` in which [`link::locate`] found no IP
+/// may hold a checksum not verified; `None` if its link layer names a
+/// protocol that carries no IP (see [`NO_IP`]; values below 0x0600 are an
+/// 802.3 length, LLC, or an SLL protocol that is no EtherType: CAN, ...),
+/// or netlink.
+fn not_ip(link: u16, data: &[u8]) -> Option<Gap> {
+    let be16 = |at: usize| {
+        data.get(at..)
+            .and_then(|rest| rest.first_chunk::<2>())
+            .map(|b| u16::from_be_bytes(*b))
+    };
+    let (field, mut offset) = match link {
+        1 => (12, 14),
+        113 if be16(2) == Some(ARPHRD_NETLINK) => return None,
+        113 => (14, 16),
+        276 if be16(8) == Some(ARPHRD_NETLINK) => return None,
+        276 => (0, 20),
+        _ => return Some(Gap::NoIp(link)),
+    };
+    let Some(mut protocol) = be16(field) else {
+        return Some(Gap::LinkCut);
+    };
+    // VLAN tags: a tag control, then the next EtherType.
+    while matches!(protocol, 0x8100 | 0x88a8 | 0x9100) {
+        let Some(next) = be16(offset + 2) else {
+            return Some(Gap::LinkCut);
+        };
+        (protocol, offset) = (next, offset + 4);
+    }
+    match protocol {
+        0x0800 | 0x86dd if offset >= data.len() => Some(Gap::Cut),
+        0x0800 | 0x86dd => Some(Gap::Malformed),
+        p if p < 0x0600 || NO_IP.contains(&p) => None,
+        p => Some(Gap::EtherType(p)),
+    }
+}
+
+/// Whether anything was bad, and whether a file was not read to its end:
+/// the two bits of the exit status.
+#[derive(Clone, Copy, Default)]
+struct Outcome {
+    bad: bool,
+    unreadable: bool,
+}
+
+impl Outcome {
+    fn code(self) -> ExitCode {
+        ExitCode::from(u8::from(self.bad) | u8::from(self.unreadable) << 1)
+    }
+}
+
+/// Runs `fastpath pcap verify`: exit status 0 if no checksum is bad; 1 if
+/// one is (or, with `--strict`, if one could not be verified); 2 if a file
+/// could not be read to its end; 3 for both.
 pub fn run(args: &Args) -> ExitCode {
     let stdout = io::stdout();
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
-    let mut status = 0;
+    let json = args.json || args.json_summary;
+    let mut outcome = Outcome::default();
+    let mut total = Tally::default();
+    let mut unreadable = 0;
     for path in &args.files {
-        let name = path.to_string_lossy();
-        match verify_file(path, &name, args.json, &mut out) {
-            Ok((tally, format, error)) => {
-                let mut text = String::new();
-                if !args.json {
-                    text = tally.summary(&name, &format.to_string());
-                }
-                if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-                    return write_failed(&e, status);
-                }
-                if let Some(error) = error {
-                    eprintln!("fastpath: error: {name}: {error}");
-                    status = 2;
-                } else if tally.bad() > 0 {
-                    status = status.max(1);
-                }
-            }
-            Err(Failure::Read(error)) => {
-                let _ = out.flush();
-                eprintln!("fastpath: error: {name}: {error}");
-                status = 2;
-            }
-            Err(Failure::Write(e)) => return write_failed(&e, status),
+        let shown = output::display_path(path);
+        let file = output::json_string(&path.to_string_lossy());
+        let (tally, format, error) = match verify_file(path, &shown, &file, json, &mut out) {
+            Ok((tally, format, error)) => (tally, Some(format), error),
+            Err(Failure::Read(error)) => (Tally::default(), None, Some(error)),
+            Err(Failure::Write(e)) => return write_failed(&e, outcome),
+        };
+        let format = format.map(|f| f.to_string());
+        let message = error.as_ref().map(ToString::to_string);
+        let written = if args.json_summary {
+            tally.json_summary(&mut out, &file, format.as_deref(), message.as_deref())
+        } else if !json && let Some(format) = &format {
+            out.write_all(tally.summary(&shown, format).as_bytes())
+        } else {
+            Ok(())
+        };
+        if let Err(e) = written.and_then(|()| out.flush()) {
+            return write_failed(&e, outcome);
+        }
+        if let Some(message) = &message {
+            eprintln!("fastpath: error: {shown}: {}", output::escape(message));
+            outcome.unreadable = true;
+            unreadable += 1;
+        }
+        outcome.bad |= tally.bad() > 0;
+        if args.strict
+            && let Some(text) = tally.not_verified()
+        {
+            eprintln!("fastpath: strict: {shown}: not verified: {text}");
+            outcome.bad = true;
+        }
+        total.merge(&tally);
+    }
+    let files = args.files.len() as u64;
+    if files > 1 {
+        let written = if args.json_summary {
+            total.json_total(&mut out, files, unreadable)
+        } else if !json {
+            out.write_all(total.total_summary(files, unreadable).as_bytes())
+        } else {
+            Ok(())
+        };
+        if let Err(e) = written.and_then(|()| out.flush()) {
+            return write_failed(&e, outcome);
         }
     }
-    ExitCode::from(status)
+    outcome.code()
 }
 
-fn write_failed(e: &io::Error, status: u8) -> ExitCode {
-    if e.kind() == io::ErrorKind::BrokenPipe {
-        return ExitCode::from(status);
+/// The exit status when the output could not be written: as it stands if
+/// the reader went away (`| head`), else with the error bit.
+fn write_failed(e: &io::Error, mut outcome: Outcome) -> ExitCode {
+    if e.kind() != io::ErrorKind::BrokenPipe {
+        eprintln!("fastpath: error: writing the output: {e}");
+        outcome.unreadable = true;
     }
-    eprintln!("fastpath: error: writing the output: {e}");
-    ExitCode::from(2)
+    outcome.code()
 }
 
 enum Failure {
@@ -157,18 +435,20 @@ enum Failure {
     Write(io::Error),
 }
 
-/// Verifies one file: its tally, its format, and the error that stopped the read
-/// early if one did (the frames before it are counted and printed).
+/// Verifies one file, printing its JSON lines if `json` (`file` is its
+/// name as a JSON string, `shown` as the progress bar shows it): its tally,
+/// its format, and the error that stopped the read early if one did (the
+/// frames before it are counted and printed).
 fn verify_file(
-    path: &std::path::Path,
-    name: &str,
+    path: &Path,
+    shown: &str,
+    file: &str,
     json: bool,
     out: &mut impl Write,
 ) -> Result<(Tally, Format, Option<ReadError>), Failure> {
     let mut capture = Capture::open_arg(path).map_err(Failure::Read)?;
     let format = capture.format();
-    let file = output::json_string(name);
-    let mut progress = Progress::new(name, capture.size());
+    let mut progress = Progress::new(shown, capture.size());
     let mut inspector = Inspector::default();
     let mut tally = Tally::default();
     loop {
@@ -181,16 +461,20 @@ fn verify_file(
         let data = frame.data(block.raw);
         tally.frames += 1;
         tally.cut += u64::from((frame.len as u64) < u64::from(frame.original_len));
-        match inspector.inspect(&frame, data) {
+        let (kind, gap) = inspector.inspect_as_captured(&frame, data);
+        match kind {
             Kind::Ip => tally.ip += 1,
             Kind::NotIp => tally.not_ip += 1,
             Kind::OtherLink => tally.other_link += 1,
             Kind::BrokenIp => tally.broken_ip += 1,
         }
         tally.add(tally.frames, &inspector.layers);
+        if let Some(gap) = gap {
+            tally.gap(gap);
+        }
         if json {
             for layer in &inspector.layers {
-                output::json_line(out, &file, tally.frames, layer).map_err(Failure::Write)?;
+                output::json_line(out, file, tally.frames, layer).map_err(Failure::Write)?;
             }
         }
         progress.update(capture.position());

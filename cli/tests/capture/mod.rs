@@ -222,6 +222,140 @@ pub fn family(family: u32, big_endian: bool, payload: &[u8]) -> Vec<u8> {
     f
 }
 
+/// An Ethernet frame between the addresses given.
+pub fn ethernet_between(
+    destination: [u8; 6],
+    source: [u8; 6],
+    ethertype: u16,
+    payload: &[u8],
+) -> Vec<u8> {
+    let mut f = destination.to_vec();
+    f.extend(source);
+    f.extend(ethertype.to_be_bytes());
+    f.extend(payload);
+    f
+}
+
+/// An MPLS label stack (TTL 64), the bottom-of-stack bit on the last
+/// label, then `payload`.
+pub fn mpls(labels: &[u32], payload: &[u8]) -> Vec<u8> {
+    let mut f = Vec::new();
+    for (i, &label) in labels.iter().enumerate() {
+        let bottom = u32::from(i + 1 == labels.len());
+        f.extend((label << 12 | bottom << 8 | 64).to_be_bytes());
+    }
+    f.extend(payload);
+    f
+}
+
+/// A PPP protocol field (2 bytes), then `payload`.
+pub fn ppp(protocol: u16, payload: &[u8]) -> Vec<u8> {
+    let mut f = protocol.to_be_bytes().to_vec();
+    f.extend(payload);
+    f
+}
+
+/// A PPPoE session header (code 0, session 0x1234, the length of what
+/// follows), then the PPP protocol field and `payload`.
+pub fn pppoe(protocol: u16, payload: &[u8]) -> Vec<u8> {
+    let mut f = vec![0x11, 0x00, 0x12, 0x34];
+    f.extend((2 + payload.len() as u16).to_be_bytes());
+    f.extend(ppp(protocol, payload));
+    f
+}
+
+/// An NFLOG frame: family, version 0, resource id 0, then TLVs, each a
+/// length and a type (little-endian here; the writers store them in the
+/// file's byte order, as the machine that captured did) and a value
+/// padded to 4 bytes: the packet header (`ethertype`, big-endian, and
+/// the hook) unless `ethertype` is 0, a prefix, then the packet.
+pub fn nflog(family: u8, ethertype: u16, payload: &[u8]) -> Vec<u8> {
+    let mut f = vec![family, 0, 0, 0];
+    let mut tlv = |kind: u16, value: &[u8]| {
+        f.extend((4 + value.len() as u16).to_le_bytes());
+        f.extend(kind.to_le_bytes());
+        f.extend(value);
+        f.resize(f.len().div_ceil(4) * 4, 0);
+    };
+    if ethertype != 0 {
+        let mut header = ethertype.to_be_bytes().to_vec();
+        header.extend([3, 0]);
+        tlv(1, &header);
+    }
+    tlv(10, b"fastpath\0");
+    tlv(9, payload);
+    f
+}
+
+/// LLC and SNAP (RFC 1042), then `payload` of type `ethertype`.
+pub fn llc_snap(ethertype: u16, payload: &[u8]) -> Vec<u8> {
+    let mut f = vec![0xaa, 0xaa, 0x03, 0, 0, 0];
+    f.extend(ethertype.to_be_bytes());
+    f.extend(payload);
+    f
+}
+
+/// An 802.11 data frame with the flags `flags` (to and from the DS: 4
+/// addresses if both; protected 0x40; order 0x80), QoS if `qos` is its
+/// QoS control (then HT control too, if the order bit is set), the header
+/// padded to 4 bytes if `padded`, then `body`.
+pub fn wlan(flags: u8, qos: Option<u16>, padded: bool, body: &[u8]) -> Vec<u8> {
+    let subtype = if qos.is_some() { 0x80 } else { 0x00 };
+    let mut f = vec![subtype | 0x08, flags, 0x2c, 0x00];
+    for address in 1..=if flags & 0x03 == 0x03 { 4 } else { 3 } {
+        f.extend([0x02, 0, 0, 0, 0, address]);
+    }
+    f.extend([0x10, 0x00]);
+    if let Some(qos) = qos {
+        f.extend(qos.to_le_bytes());
+        if flags & 0x80 != 0 {
+            f.extend([0, 0, 0, 0]);
+        }
+    }
+    if padded {
+        f.resize(f.len().div_ceil(4) * 4, 0);
+    }
+    f.extend(body);
+    f
+}
+
+/// A radiotap header, then `frame`: with the flags `flags` if given, after
+/// a TSFT, in two words of present flags (so the TSFT is aligned, from
+/// 12 to 16); else with no field.
+pub fn radiotap(flags: Option<u8>, frame: &[u8]) -> Vec<u8> {
+    let mut f = vec![0, 0, 0, 0];
+    if let Some(flags) = flags {
+        f.extend(0x8000_0003u32.to_le_bytes());
+        f.extend(0u32.to_le_bytes());
+        f.extend([0; 4]);
+        f.extend(1_700_000_000_000_000u64.to_le_bytes());
+        f.push(flags);
+    } else {
+        f.extend(0u32.to_le_bytes());
+    }
+    let len = f.len() as u16;
+    f[2..4].copy_from_slice(&len.to_le_bytes());
+    f.extend(frame);
+    f
+}
+
+/// `data`, a frame of link type `link`, as a machine of the byte order
+/// `big_endian` captures it: an NFLOG frame's TLV lengths and types in
+/// that order (they are little-endian in the frames built here).
+fn in_byte_order(link: u16, big_endian: bool, data: &[u8]) -> Vec<u8> {
+    let mut f = data.to_vec();
+    if link == 239 && big_endian {
+        let mut at = 4;
+        while at + 4 <= f.len() {
+            let len = u16::from_le_bytes([f[at], f[at + 1]]);
+            f[at..at + 2].reverse();
+            f[at + 2..at + 4].reverse();
+            at += usize::from(len.max(4)).div_ceil(4) * 4;
+        }
+    }
+    f
+}
+
 // Capture files.
 
 /// A frame of a capture: its link type, the bytes on the wire, and how
@@ -353,7 +487,7 @@ pub fn pcap(nanosecond: bool, big_endian: bool, frames: &[Frame]) -> Vec<u8> {
     out.extend(e.u32(262_144));
     out.extend(e.u32(u32::from(link)));
     for (i, f) in frames.iter().enumerate() {
-        let data = f.captured();
+        let data = &in_byte_order(f.link, big_endian, f.captured());
         out.extend(e.u32(1_700_000_000 + i as u32));
         out.extend(e.u32(if nanosecond { 123_456_789 } else { 123_456 }));
         out.extend(e.u32(data.len() as u32));
@@ -411,7 +545,7 @@ pub fn interface(big_endian: bool, link: u16, snaplen: u32) -> Vec<u8> {
 
 pub fn enhanced_packet(big_endian: bool, interface: u32, i: usize, f: &Frame) -> Vec<u8> {
     let e = Endian(big_endian);
-    let data = f.captured();
+    let data = &in_byte_order(f.link, big_endian, f.captured());
     let mut body = e.u32(interface).to_vec();
     body.extend(e.u32(0x0006_0000));
     body.extend(e.u32(0x1000_0000 + i as u32));
