@@ -17,8 +17,6 @@ use std::process::{Command, Output};
 
 use capture::*;
 
-const FASTPATH: &str = env!("CARGO_BIN_EXE_fastpath");
-
 /// One frame: as captured, as fix must leave it, and what verify reports:
 /// (depth, protocol, status) for each JSON line.
 struct Case {
@@ -975,24 +973,6 @@ fn samples() -> Vec<Sample> {
 }
 
 // Running the binary.
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("fastpath-pcap-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn fastpath(args: &[&str]) -> Output {
-    Command::new(FASTPATH)
-        .args(args)
-        .output()
-        .expect("run fastpath")
-}
-
-fn path(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
 
 /// A JSON line of verify: file, frame, depth, proto, status, stored,
 /// computed.

@@ -8,33 +8,12 @@ mod capture;
 
 use std::fs;
 use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
 use capture::*;
-
-const FASTPATH: &str = env!("CARGO_BIN_EXE_fastpath");
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("fastpath-fix-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn fastpath(args: &[&str]) -> Output {
-    Command::new(FASTPATH)
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run fastpath")
-}
-
-fn path(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
 
 fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()

@@ -8,34 +8,12 @@
 mod capture;
 
 use std::fs;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 use capture::*;
 use fastpath_cli::pcap::layers;
 use proptest::prelude::*;
 use serde_json::Value;
-
-const FASTPATH: &str = env!("CARGO_BIN_EXE_fastpath");
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("fastpath-report-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn fastpath(args: &[&str]) -> Output {
-    Command::new(FASTPATH)
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run fastpath")
-}
-
-fn path(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
 
 fn stdout(out: &Output) -> String {
     String::from_utf8(out.stdout.clone()).unwrap()

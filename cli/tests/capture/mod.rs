@@ -596,3 +596,30 @@ pub fn pcapng(big_endian: bool, frames: &[Frame]) -> Vec<u8> {
     out.extend(block(big_endian, 5, &isb));
     out
 }
+
+// Running the binary.
+
+/// The `fastpath` binary that Cargo built for these tests.
+pub const FASTPATH: &str = env!("CARGO_BIN_EXE_fastpath");
+
+/// A fresh, empty directory for one test: `name` and the test process's id.
+pub fn temp_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("fastpath-test-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Runs `fastpath` with `args` and nothing on its standard input.
+pub fn fastpath(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(FASTPATH)
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run fastpath")
+}
+
+/// `p` as the `&str` a command line takes.
+pub fn path(p: &std::path::Path) -> &str {
+    p.to_str().unwrap()
+}
