@@ -77,39 +77,7 @@ struct Tunnel {
 /// and the header after it, then the tunnel's inner packet. `Err` if `ip`
 /// does not start with an IP header (see [`packet::analyze`]).
 pub fn inspect(ip: &[u8], layers: &mut Vec<Layer>) -> Result<(), packet::Error> {
-    let mut analysis = match packet::analyze(ip) {
-        Ok(analysis) => analysis,
-        Err(e) => {
-            let report = cut_ipv4(ip).ok_or(e)?;
-            layers.push(Layer { depth: 0, report });
-            return Ok(());
-        }
-    };
-    let mut base = 0;
-    let mut packet = ip;
-    for depth in 0..=MAX_DEPTH {
-        push(layers, depth, base, &analysis);
-        let Some(tunnel) = tunnel(packet, &analysis).filter(|_| depth < MAX_DEPTH) else {
-            break;
-        };
-        let inner = &packet[tunnel.inner.clone()];
-        match packet::analyze(inner) {
-            Ok(next) => analysis = next,
-            Err(_) => {
-                if let Some(mut report) = cut_ipv4(inner) {
-                    report.offset += base + tunnel.inner.start;
-                    layers.push(Layer {
-                        depth: depth + 1,
-                        report,
-                    });
-                }
-                break;
-            }
-        }
-        base += tunnel.inner.start;
-        packet = inner;
-    }
-    Ok(())
+    inspect_walk(ip, layers).map(|_| ())
 }
 
 /// Where the walk of [`inspect_walk`] ended: the innermost IP packet that
