@@ -20,7 +20,8 @@ use crate::arch::Kernels;
 /// caps the choice at the vector width of the tier it names, as DPDK's
 /// `--force-max-simd-bitwidth` does: `FASTPATH_TIER=avx2` on an AVX-512
 /// machine runs the AVX2 kernels, and `FASTPATH_TIER=neon` on x86_64 runs the
-/// 128-bit SSE2 ones. An unknown value is reported on stderr and ignored.
+/// 128-bit SSE2 ones. An empty value counts as not set; an unknown value is
+/// reported on stderr and ignored.
 ///
 /// Without `std`, the tier is fixed at compile time by the target features
 /// the crate is built with (`-C target-cpu=...` or `-C target-feature=...`).
@@ -278,6 +279,8 @@ pub(crate) mod selection {
     #[inline(never)]
     pub(crate) fn choose() -> &'static Kernels {
         let cap = match std::env::var("FASTPATH_TIER") {
+            // Set but empty, as `FASTPATH_TIER= cmd` leaves it: not set.
+            Ok(value) if value.trim().is_empty() => None,
             Ok(value) => match value.parse::<Tier>() {
                 Ok(tier) => Some(tier),
                 Err(err) => {

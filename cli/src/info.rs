@@ -89,6 +89,9 @@ fn yes_no(yes: bool) -> &'static str {
 fn tier_override() -> String {
     match std::env::var_os("FASTPATH_TIER") {
         None => "not set (the best available tier is chosen)".to_owned(),
+        Some(value) if value.to_str().is_some_and(|v| v.trim().is_empty()) => {
+            format!("{value:?} (empty: as if not set, the best available tier is chosen)")
+        }
         Some(value) => match value.to_str().map(str::parse::<Tier>) {
             Some(Ok(tier)) => format!("{value:?} (no tier wider than {tier} is chosen)"),
             Some(Err(err)) => format!("{value:?} (ignored: {err})"),

@@ -57,6 +57,19 @@ fn info_honours_fastpath_tier() {
 }
 
 #[test]
+fn empty_fastpath_tier_is_not_set() {
+    for value in ["", " "] {
+        let output = fastpath(&["info"], Some(value));
+        assert!(output.status.success(), "{}", stderr(&output));
+        assert_eq!(stderr(&output), "", "FASTPATH_TIER={value:?}");
+        let text = stdout(&output);
+        assert!(text.contains("as if not set"), "in:\n{text}");
+        let unset = stdout(&fastpath(&["info"], None));
+        assert_eq!(active_tier(&text), active_tier(&unset), "in:\n{text}");
+    }
+}
+
+#[test]
 fn bogus_fastpath_tier_is_reported_not_fatal() {
     let output = fastpath(&["info"], Some("bogus"));
     assert!(output.status.success(), "{}", stderr(&output));
