@@ -475,6 +475,114 @@ fn ethernet_cases() -> Vec<Case> {
             eth(&ipv4(47, &teb)),
             &[GOOD4, (1, "icmpv6", "good")],
         ),
+        case(
+            "erspan type ii, bad inner tcp",
+            1,
+            eth(&ipv4(
+                47,
+                &[
+                    &[0x10, 0, 0x88, 0xbe, 0, 0, 0, 7, 0x10, 5, 0, 1, 0, 0, 0, 0][..],
+                    &eth(&spoil(inner_tcp.clone(), 36)),
+                ]
+                .concat(),
+            )),
+            eth(&ipv4(
+                47,
+                &[
+                    &[0x10, 0, 0x88, 0xbe, 0, 0, 0, 7, 0x10, 5, 0, 1, 0, 0, 0, 0][..],
+                    &eth(&inner_tcp),
+                ]
+                .concat(),
+            )),
+            &[GOOD4, (1, "ipv4", "good"), (1, "tcp", "bad")],
+        ),
+        same(
+            "erspan type i",
+            1,
+            eth(&ipv4(
+                47,
+                &[&[0, 0, 0x88, 0xbe][..], &eth(&inner_udp)].concat(),
+            )),
+            &[GOOD4, (1, "ipv4", "good"), (1, "udp", "good")],
+        ),
+        same(
+            "erspan type iii with subheader",
+            1,
+            eth(&ipv4(
+                47,
+                &[
+                    &[0x10, 0, 0x22, 0xeb, 0, 0, 0, 7][..],
+                    &[0x20, 5, 0, 1, 0x12, 0x34, 0x56, 0x78, 0, 0, 0, 1],
+                    &[8, 0, 0, 0, 0, 0, 0, 9],
+                    &ethernet(&[0x8100], 0x86dd, &inner_v6),
+                ]
+                .concat(),
+            )),
+            &[GOOD4, (1, "udp", "good")],
+        ),
+        case(
+            "icmp error quoting a bad ipv4 header",
+            1,
+            eth(&ipv4(1, &{
+                let m = [
+                    &[3, 3, 0, 0, 0, 0, 0, 0][..],
+                    &spoil(inner_udp.clone(), 10)[..28],
+                ]
+                .concat();
+                let value = checksum(&m);
+                set16(m, 2, value)
+            })),
+            eth(&ipv4(1, &{
+                let m = [&[3, 3, 0, 0, 0, 0, 0, 0][..], &inner_udp[..28]].concat();
+                let value = checksum(&m);
+                set16(m, 2, value)
+            })),
+            &[
+                GOOD4,
+                (0, "icmp", "good"),
+                (1, "ipv4", "bad"),
+                (1, "udp", "unverified"),
+            ],
+        ),
+        case(
+            "icmp error quoting a whole bad tcp segment",
+            1,
+            eth(&ipv4(1, &{
+                let m = [
+                    &[11, 0, 0, 0, 0, 0, 0, 0][..],
+                    &spoil(inner_tcp.clone(), 36),
+                ]
+                .concat();
+                let value = checksum(&m);
+                set16(m, 2, value)
+            })),
+            eth(&ipv4(1, &{
+                let m = [&[11, 0, 0, 0, 0, 0, 0, 0][..], &inner_tcp].concat();
+                let value = checksum(&m);
+                set16(m, 2, value)
+            })),
+            &[
+                GOOD4,
+                (0, "icmp", "good"),
+                (1, "ipv4", "good"),
+                (1, "tcp", "bad"),
+            ],
+        ),
+        same(
+            "icmpv6 error quoting udp with checksum 0",
+            1,
+            eth(&ipv6(58, &{
+                let quoted = set16(inner_v6.clone(), 46, 0);
+                let m = [&[1, 4, 0, 0, 0, 0, 0, 0][..], &quoted].concat();
+                let Addresses::V6(s, d) = A6 else {
+                    unreachable!()
+                };
+                let length = (m.len() as u32).to_be_bytes();
+                let pseudo = [&s[..], &d, &length, &[0, 0, 0, 58], &m].concat();
+                set16(m, 2, checksum(&pseudo))
+            })),
+            &[(0, "icmpv6", "good"), (1, "udp", "absent")],
+        ),
         same(
             "vxlan",
             1,

@@ -7,6 +7,12 @@
 //! - IP-in-IP: protocol 4 (IPv4) or 41 (IPv6);
 //! - GRE (47), version 0, without the RFC 1701 routing field, carrying IPv4
 //!   (0x0800), IPv6 (0x86dd) or Ethernet (0x6558, with VLAN tags);
+//! - ERSPAN in GRE, carrying Ethernet (with VLAN tags), as Wireshark tells
+//!   its types apart: type I is protocol 0x88be in a GRE header without a
+//!   sequence number (no ERSPAN header); otherwise (0x88be or 0x22eb) the
+//!   ERSPAN version field decides: 1, type II (an 8-byte header), or 2,
+//!   type III (a 12-byte header, and an 8-byte platform-specific subheader
+//!   if its O bit is set; frame type 0, Ethernet, only);
 //! - VXLAN: UDP to port 4789, carrying Ethernet;
 //! - Geneve: UDP to port 6081, version 0, after its options, carrying
 //!   Ethernet (0x6558, with VLAN tags), IPv4 (0x0800; an IPv6 packet there
@@ -16,6 +22,11 @@
 //!   its optional fields and extension headers, carrying what Wireshark
 //!   guesses from the first byte: IPv4 (0x45 to 0x4e), IPv6 (0x6_), else
 //!   Ethernet if the EtherType at 12 is IPv4 or IPv6.
+//!
+//! - ICMP errors: the packet an ICMPv4 error (types 3, 4, 5, 11, 12) or an
+//!   ICMPv6 error (types 1 to 4) quotes after its 8-byte header, IPv4 or
+//!   IPv6 in ICMPv4 and IPv6 in ICMPv6, as Wireshark decodes it (whatever
+//!   an RFC 4884 length field says). See [quoted packets](#quoted-packets).
 //!
 //! A UDP tunnel's inner packet ends where the UDP length says (GTP-U's
 //! where the GTP length says, if less). Wireshark tries a UDP datagram's
@@ -28,6 +39,20 @@
 //! inner headers are there; the inner upper layer is then cut short, so
 //! unverified), never in a later fragment. At most [`MAX_DEPTH`] tunnels
 //! are followed, so that a packet of nested tunnels ends the walk.
+//!
+//! # Quoted packets
+//!
+//! The packet quoted in an ICMP error, and everything inside it, is
+//! reported as Wireshark reports a packet in an error packet: its IPv4
+//! header checksum and a UDP or TCP checksum are verified when the quoted
+//! bytes hold what they cover (the quoted IP length bounds them), else
+//! unverified; a quoted ICMP or ICMPv6 checksum is always unverified; a
+//! quoted UDP checksum of 0 is absent over IPv6 too. One difference:
+//! Wireshark computes a quoted TCP checksum over the bytes quoted, as if
+//! the segment ended there, and so finds it bad when the segment was cut
+//! short; here it is unverified, as a UDP one is. `fix` corrects what is
+//! verified and wrong there, innermost first, and keeps the ICMP checksums
+//! around it right; it leaves what is reported otherwise as it is.
 //!
 //! A GRE checksum is no protocol of the report, but `fix` keeps it right:
 //! when it held before inner checksums were corrected, it is recomputed.
@@ -43,10 +68,12 @@ use super::link::{self, Network};
 /// The deepest tunnel followed: depth 0 is the outermost IP packet.
 pub const MAX_DEPTH: u8 = 8;
 
+const IPPROTO_ICMP: u8 = 1;
 const IPPROTO_IPIP: u8 = 4;
 const IPPROTO_UDP: u8 = 17;
 const IPPROTO_IPV6: u8 = 41;
 const IPPROTO_GRE: u8 = 47;
+const IPPROTO_ICMPV6: u8 = 58;
 const VXLAN_PORT: u16 = 4789;
 const GENEVE_PORT: u16 = 6081;
 const GTP_U_PORT: u16 = 2152;
@@ -55,6 +82,19 @@ const ETHERTYPE_IPV4: u16 = 0x0800;
 const ETHERTYPE_IPV6: u16 = 0x86dd;
 /// Transparent Ethernet bridging: an Ethernet frame follows.
 const ETHERTYPE_TEB: u16 = 0x6558;
+/// ERSPAN type II (type I without a GRE sequence number).
+const ETHERTYPE_ERSPAN_II: u16 = 0x88be;
+/// ERSPAN type III.
+const ETHERTYPE_ERSPAN_III: u16 = 0x22eb;
+/// The GRE sequence number bit.
+const GRE_SEQUENCE: u16 = 0x1000;
+
+/// ICMPv4 errors, which quote a packet: destination unreachable, source
+/// quench, redirect, time exceeded, parameter problem.
+const ICMP_ERRORS: [u8; 5] = [3, 4, 5, 11, 12];
+/// ICMPv6 errors, which quote a packet: destination unreachable, packet
+/// too big, time exceeded, parameter problem.
+const ICMPV6_ERRORS: [u8; 4] = [1, 2, 3, 4];
 
 /// One checksum of a frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,11 +106,13 @@ pub struct Layer {
     pub report: Report,
 }
 
-/// The inner IP packet of a tunnel: where it is in the outer packet, and
-/// the GRE packet around it if that has a checksum.
+/// The inner IP packet of a tunnel: where it is in the outer packet, the
+/// GRE packet around it if that has a checksum, and whether it is the
+/// packet an ICMP error quotes.
 struct Tunnel {
     inner: Range<usize>,
     gre_checksum: Option<Range<usize>>,
+    quoted: bool,
 }
 
 /// Every checksum of the IP packet `ip`, outermost first: each IP header
@@ -81,7 +123,10 @@ pub fn inspect(ip: &[u8], layers: &mut Vec<Layer>) -> Result<(), packet::Error> 
 }
 
 /// Where the walk of [`inspect_walk`] ended: the innermost IP packet that
-/// it analyzed, and why it went no deeper.
+/// it analyzed, and why it went no deeper. But for a quoted packet cut
+/// short before a checksum field (an IP header, an upper-layer header):
+/// the ICMP error quoting it cut it, as ICMP allows, so nothing is missing
+/// from the capture there, and the end is the packet of that ICMP error.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct End {
     /// The depth of that packet: 0 for the outermost one.
@@ -126,7 +171,10 @@ pub fn inspect_walk(ip: &[u8], layers: &mut Vec<Layer>) -> Result<End, packet::E
             });
         }
     };
-    let (mut base, mut packet, mut depth) = (0, ip, 0);
+    // Whether the packet is in one that an ICMP error quotes.
+    let (mut base, mut packet, mut depth, mut quoted) = (0, ip, 0, false);
+    // The end at the innermost ICMP error whose quoted packet is followed.
+    let mut error: Option<End> = None;
     loop {
         push(layers, depth, base, &analysis);
         let end = move |stop| End {
@@ -136,14 +184,21 @@ pub fn inspect_walk(ip: &[u8], layers: &mut Vec<Layer>) -> Result<End, packet::E
             stop,
         };
         let Some(tunnel) = tunnel(packet, &analysis) else {
-            return Ok(end(None));
+            return Ok(match error {
+                Some(error) if analysis.l4 == Err(packet::Error::Truncated) => error,
+                _ => end(None),
+            });
         };
         if depth == MAX_DEPTH {
             return Ok(end(Some(Stop::TooDeep)));
         }
         let inner = &packet[tunnel.inner.clone()];
+        quoted |= tunnel.quoted;
+        if tunnel.quoted {
+            error = Some(end(None));
+        }
         match packet::analyze(inner) {
-            Ok(next) => analysis = next,
+            Ok(next) => analysis = if quoted { as_quoted(next) } else { next },
             Err(e) => {
                 if let Some(mut report) = cut_ipv4(inner) {
                     report.offset += base + tunnel.inner.start;
@@ -152,7 +207,10 @@ pub fn inspect_walk(ip: &[u8], layers: &mut Vec<Layer>) -> Result<End, packet::E
                         report,
                     });
                 }
-                return Ok(end(Some(Stop::Inner(e))));
+                return Ok(match error {
+                    Some(error) if e == packet::Error::Truncated => error,
+                    _ => end(Some(Stop::Inner(e))),
+                });
             }
         }
         base += tunnel.inner.start;
@@ -218,20 +276,47 @@ fn push(layers: &mut Vec<Layer>, depth: u8, base: usize, analysis: &Analysis) {
 /// `layers`: a report's `computed` is what its field holds now.
 pub fn fix(ip: &mut [u8], only: ProtocolSet, layers: &mut Vec<Layer>) -> Result<(), packet::Error> {
     let first = layers.len();
-    fix_at(ip, only, 0, 0, layers)?;
+    fix_at(ip, only, 0, 0, false, layers)?;
     // fix_at pushes the innermost layers first.
     layers[first..].sort_by_key(|l| l.depth);
     Ok(())
 }
 
+/// [`fix`] for the packet at `depth`, `base` bytes into the outermost one;
+/// `quoted` if it is in a packet that an ICMP error quotes.
 fn fix_at(
     packet: &mut [u8],
     only: ProtocolSet,
     depth: u8,
     base: usize,
+    quoted: bool,
     layers: &mut Vec<Layer>,
 ) -> Result<(), packet::Error> {
-    let analysis = packet::analyze(packet)?;
+    let raw = packet::analyze(packet)?;
+    // A quoted packet's checksums are written only if they are reported
+    // as analyzed.
+    let (analysis, mine) = if quoted {
+        let analysis = as_quoted(raw);
+        let changed = raw
+            .reports()
+            .zip(analysis.reports())
+            .filter(|(raw, reported)| raw != reported)
+            .fold(ProtocolSet::EMPTY, |set, (raw, _)| set.with(raw.protocol));
+        let mine = Protocol::ALL
+            .iter()
+            .filter(|&&p| only.contains(p) && !changed.contains(p))
+            .fold(ProtocolSet::EMPTY, |set, &p| set.with(p));
+        (analysis, mine)
+    } else {
+        (raw, only)
+    };
+    let view = |analysis| {
+        if quoted {
+            as_quoted(analysis)
+        } else {
+            analysis
+        }
+    };
     if depth < MAX_DEPTH
         && let Some(tunnel) = tunnel(packet, &analysis)
     {
@@ -252,6 +337,7 @@ fn fix_at(
             only,
             depth + 1,
             base + inner.start,
+            quoted || tunnel.quoted,
             layers,
         );
         if let Some(gre) = gre
@@ -265,14 +351,37 @@ fn fix_at(
         let keep = Protocol::ALL
             .iter()
             .filter(|&&p| right.contains(p))
-            .fold(only, |set, &p| set.with(p));
+            .fold(mine, |set, &p| set.with(p));
         let analysis = packet::fix(packet, keep)?;
-        push(layers, depth, base, &analysis);
+        push(layers, depth, base, &view(analysis));
         return Ok(());
     }
-    let analysis = packet::fix(packet, only)?;
-    push(layers, depth, base, &analysis);
+    let analysis = packet::fix(packet, mine)?;
+    push(layers, depth, base, &view(analysis));
     Ok(())
+}
+
+/// The analysis of a packet that an ICMP error quotes (or of one inside
+/// it) as Wireshark reports it: an ICMP or ICMPv6 checksum unverified
+/// (that of a whole message with [`packet::Error::Protocol`]), a UDP
+/// checksum of 0 absent over IPv6 too.
+fn as_quoted(mut analysis: Analysis) -> Analysis {
+    let protocol = analysis.upper.map_or(0, |upper| upper.protocol);
+    if let Ok(report) = &mut analysis.l4 {
+        match (report.protocol, report.status) {
+            (Protocol::Icmp | Protocol::Icmpv6, Status::Unverified(_)) => {}
+            (Protocol::Icmp | Protocol::Icmpv6, _) => {
+                report.status = Status::Unverified(packet::Error::Protocol(protocol));
+                report.computed = report.stored;
+            }
+            (Protocol::Udp, _) if report.stored == 0 => {
+                report.status = Status::Absent;
+                report.computed = 0;
+            }
+            _ => {}
+        }
+    }
+    analysis
 }
 
 /// What a tunnel header says follows it.
@@ -312,6 +421,12 @@ fn tunnel(packet: &[u8], analysis: &Analysis) -> Option<Tunnel> {
     let plain = |inner| Tunnel {
         inner,
         gre_checksum: None,
+        quoted: false,
+    };
+    let quote = |inner| Tunnel {
+        inner,
+        gre_checksum: None,
+        quoted: true,
     };
     match upper.protocol {
         IPPROTO_IPIP => inner(Payload::Ip(&[4]), 0, end).map(plain),
@@ -328,13 +443,18 @@ fn tunnel(packet: &[u8], analysis: &Analysis) -> Option<Tunnel> {
                 return None;
             }
             let len = 4 + 4 * (usize::from(checksum) + usize::from(key) + usize::from(sequence));
-            let payload = match be16(header, 2)? {
-                ETHERTYPE_IPV4 => Payload::Ip(&[4]),
-                ETHERTYPE_IPV6 => Payload::Ip(&[6]),
-                ETHERTYPE_TEB => Payload::Ethernet,
+            let (payload, erspan_len) = match be16(header, 2)? {
+                ETHERTYPE_IPV4 => (Payload::Ip(&[4]), 0),
+                ETHERTYPE_IPV6 => (Payload::Ip(&[6]), 0),
+                ETHERTYPE_TEB => (Payload::Ethernet, 0),
+                // ERSPAN type I: no ERSPAN header.
+                ETHERTYPE_ERSPAN_II if flags & GRE_SEQUENCE == 0 => (Payload::Ethernet, 0),
+                ETHERTYPE_ERSPAN_II | ETHERTYPE_ERSPAN_III => {
+                    (Payload::Ethernet, erspan(header.get(len..)?)?)
+                }
                 _ => return None,
             };
-            let inner = inner(payload, len, end)?;
+            let inner = inner(payload, len + erspan_len, end)?;
             // The GRE checksum covers the GRE header and payload: only
             // checked if the whole GRE packet is there.
             let whole = upper.end <= packet.len() && upper.fragment == Fragment::Whole;
@@ -342,7 +462,15 @@ fn tunnel(packet: &[u8], analysis: &Analysis) -> Option<Tunnel> {
             Some(Tunnel {
                 inner,
                 gre_checksum,
+                quoted: false,
             })
+        }
+        // The quoted packet follows the type, code, checksum and 4 bytes.
+        IPPROTO_ICMP if ICMP_ERRORS.contains(header.first()?) => {
+            inner(Payload::Ip(&[4, 6]), 8, end).map(quote)
+        }
+        IPPROTO_ICMPV6 if ICMPV6_ERRORS.contains(header.first()?) => {
+            inner(Payload::Ip(&[6]), 8, end).map(quote)
         }
         IPPROTO_UDP => {
             let (source, destination) = (be16(header, 0)?, be16(header, 2)?);
@@ -372,6 +500,23 @@ fn tunnel(packet: &[u8], analysis: &Analysis) -> Option<Tunnel> {
             };
             let inner_end = (start + 8 + message_len).min(packet.len());
             inner(payload, 8 + offset, inner_end).map(plain)
+        }
+        _ => None,
+    }
+}
+
+/// The length of the ERSPAN header (type II or III) at the start of
+/// `header`, as Wireshark reads its version field: 1, type II, 8 bytes; 2,
+/// type III, 12 bytes and 8 more if its O bit says a platform-specific
+/// subheader follows. `None` for another version, or a type III frame type
+/// other than 0 (Ethernet), which Wireshark decodes no further.
+fn erspan(header: &[u8]) -> Option<usize> {
+    match header.first()? >> 4 {
+        1 => Some(8),
+        2 => {
+            // P (1 bit), frame type (5), hardware ID (6), D (1), Gra (2), O (1).
+            let last = be16(header, 10)?;
+            (last >> 10 & 0x1f == 0).then_some(12 + 8 * usize::from(last & 1))
         }
         _ => None,
     }
@@ -612,6 +757,139 @@ mod tests {
         after[1].2 = Status::Absent;
         after.extend(good(1));
         assert_eq!(verdicts(&outer), after);
+    }
+
+    /// IPv4 from 192.0.2.1 to 198.51.100.7 carrying an ICMP message of
+    /// type `kind` (code 0) that quotes `quoted`, its checksums right.
+    fn icmp_error(kind: u8, quoted: &[u8]) -> Vec<u8> {
+        let mut p = udp(1, 1, &[]);
+        p.truncate(20);
+        p[9] = IPPROTO_ICMP;
+        p[2..4].copy_from_slice(&((28 + quoted.len()) as u16).to_be_bytes());
+        p.extend([kind, 0, 0xff, 0xff, 0, 0, 0, 0]);
+        p.extend(quoted);
+        p[10..12].fill(0);
+        packet::fix(&mut p, ProtocolSet::ALL).unwrap();
+        p
+    }
+
+    /// IPv6 from 2001:db8::1 to 2001:db8::2 carrying `next`, `payload`,
+    /// with its upper-layer checksum (at `field` in `payload`) made right.
+    fn ipv6(next: u8, field: usize, payload: &[u8]) -> Vec<u8> {
+        let mut p = vec![0x60, 0, 0, 0];
+        p.extend((payload.len() as u16).to_be_bytes());
+        p.extend([next, 64]);
+        p.extend([0x20, 1, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]);
+        p.extend([0x20, 1, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2]);
+        p.extend(payload);
+        p[40 + field..42 + field].copy_from_slice(&[0x12, 0x34]);
+        packet::fix(&mut p, ProtocolSet::ALL).unwrap();
+        p
+    }
+
+    /// The 16-bit word at `at` of `p`.
+    fn word(p: &[u8], at: usize) -> u16 {
+        be16(p, at).unwrap()
+    }
+
+    #[test]
+    fn erspan_headers_by_version() {
+        assert_eq!(erspan(&[0x10, 5, 0, 1, 0, 0, 0, 0]), Some(8));
+        let iii = |last: u16| {
+            let mut h = vec![0x20, 5, 0, 1, 0, 0, 0, 0, 0, 0];
+            h.extend(last.to_be_bytes());
+            erspan(&h)
+        };
+        assert_eq!(iii(0), Some(12));
+        // The O bit: a platform-specific subheader.
+        assert_eq!(iii(1), Some(20));
+        // Frame type 2 (IP); the P bit, hardware ID, D bit and
+        // granularity are no matter.
+        assert_eq!(iii(2 << 10), None);
+        assert_eq!(iii(0x83fe | 1), Some(20));
+        // Versions 0 and 3; a type III header cut short.
+        assert_eq!(erspan(&[0x00, 5, 0, 1, 0, 0, 0, 0]), None);
+        assert_eq!(erspan(&[0x30, 5, 0, 1, 0, 0, 0, 0]), None);
+        assert_eq!(erspan(&[0x20, 5, 0, 1, 0, 0, 0, 0, 0, 0, 0]), None);
+        assert_eq!(erspan(&[]), None);
+    }
+
+    #[test]
+    fn fix_leaves_a_quoted_icmp_checksum_and_keeps_the_outer_one_right() {
+        let mut quoted = udp(40000, 9, DATA);
+        quoted[27] ^= 0x55;
+        // An error quoting an error quoting a whole UDP datagram, bad.
+        let middle = icmp_error(3, &quoted);
+        let mut outer = icmp_error(11, &middle);
+        let before = outer.clone();
+        let mut layers = Vec::new();
+        fix(&mut outer, ProtocolSet::ALL, &mut layers).unwrap();
+        let udp_field = 20 + 8 + 20 + 8 + 26;
+        assert_ne!(word(&outer, udp_field), word(&before, udp_field));
+        // The middle ICMP checksum, unverified, is left as it was.
+        assert_eq!(word(&outer, 50), word(&before, 50));
+        let unverified = Status::Unverified(packet::Error::Protocol(IPPROTO_ICMP));
+        assert_eq!(
+            verdicts(&outer),
+            [
+                (0, Protocol::Ipv4, Status::Good),
+                (0, Protocol::Icmp, Status::Good),
+                (1, Protocol::Ipv4, Status::Good),
+                (1, Protocol::Icmp, unverified),
+                (2, Protocol::Ipv4, Status::Good),
+                (2, Protocol::Udp, Status::Good),
+            ]
+        );
+        // What fix reports, outermost first: the verdicts before.
+        let reported: Vec<_> = layers
+            .iter()
+            .map(|l| (l.depth, l.report.protocol, l.report.status))
+            .collect();
+        assert_eq!(reported[3], (1, Protocol::Icmp, unverified));
+        assert_eq!(reported[5], (2, Protocol::Udp, Status::Bad));
+        let mut fields = Vec::new();
+        checksum_fields(&before, &mut fields);
+        assert!(fields.contains(&udp_field) && fields.contains(&22));
+    }
+
+    #[test]
+    fn only_ipv4_keeps_the_icmp_checksum_over_a_quoted_header_right() {
+        let mut quoted = udp(40000, 9, DATA);
+        quoted[10] ^= 0x55;
+        let mut packet = icmp_error(3, &quoted[..28]);
+        fix(&mut packet, Protocol::Ipv4.into(), &mut Vec::new()).unwrap();
+        let expected = [
+            (0, Protocol::Ipv4, Status::Good),
+            (0, Protocol::Icmp, Status::Good),
+            (1, Protocol::Ipv4, Status::Good),
+            (
+                1,
+                Protocol::Udp,
+                Status::Unverified(packet::Error::Truncated),
+            ),
+        ];
+        assert_eq!(verdicts(&packet), expected);
+    }
+
+    #[test]
+    fn a_quoted_udp_checksum_of_0_over_ipv6_is_absent_and_left() {
+        let mut datagram = vec![0x9c, 0x40, 0, 9, 0, 17, 0, 0];
+        datagram.extend(DATA);
+        let mut quoted = ipv6(IPPROTO_UDP, 6, &datagram);
+        quoted[46..48].fill(0);
+        let mut error = vec![1, 0, 0, 0, 0, 0, 0, 0];
+        error.extend(&quoted);
+        let mut packet = ipv6(IPPROTO_ICMPV6, 2, &error);
+        let before = packet.clone();
+        assert_eq!(
+            verdicts(&packet),
+            [
+                (0, Protocol::Icmpv6, Status::Good),
+                (1, Protocol::Udp, Status::Absent)
+            ]
+        );
+        fix(&mut packet, ProtocolSet::ALL, &mut Vec::new()).unwrap();
+        assert_eq!(packet, before);
     }
 
     #[test]
