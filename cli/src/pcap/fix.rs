@@ -19,9 +19,18 @@
 //! A capture cut short (a partial last record, as a killed writer leaves)
 //! or corrupt after some records is fixed up to its last complete record:
 //! those are written, the error is reported, and the exit status is 3.
+//!
+//! Several inputs are fixed at once, one per thread (see `parallel`),
+//! each into the directory `-o` names under its own file name, or each in
+//! place with `--in-place`; every output is checked before any is written,
+//! and each is written as a single input's is. Their lines come in
+//! argument order, and the exit status is the worst: 2 if an input could
+//! not be fixed (its output not replaced), else 3 if one was cut short.
 
+use std::collections::HashMap;
 use std::fs;
 use std::io::{self, BufWriter, Write};
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::{Mutex, Once};
@@ -32,24 +41,38 @@ use fastpath::packet::{Protocol, ProtocolSet, Status};
 use super::layers::{self, Layer};
 use super::link::{self, Network};
 use super::output::display_path;
+use super::parallel;
 use super::progress::Progress;
 use super::read::{Block, Capture};
 use super::verify::{Inspector, Kind};
 
+/// The exit statuses of fix.
+const EXIT_HELP: &str = "\
+Exit status: 0 if every input was fixed; 2 on an error, with nothing
+replaced; 3 if an input was cut short or corrupt after some records (the
+records before written). With several inputs, the worst of them: 2 if one
+could not be fixed (its output not replaced, the others written), else 3 if
+one was cut short.";
+
 /// The arguments of `fastpath pcap fix`.
 #[derive(clap::Args)]
+#[command(after_help = EXIT_HELP)]
 pub struct Args {
-    /// The capture to fix, pcap or pcapng.
-    input: PathBuf,
+    /// The captures to fix, pcap or pcapng; `-` for standard input (alone).
+    /// Several are fixed at once, one per core.
+    #[arg(required = true, value_name = "INPUT")]
+    inputs: Vec<PathBuf>,
     /// Where to write the fixed capture (same format): a file (replaced
     /// through a temporary file, keeping its mode and owner), `-` for
     /// standard output, or a FIFO or character device (written directly).
-    /// Refused if it is INPUT, unless --in-place is given.
+    /// Refused if it is INPUT, unless --in-place is given. With several
+    /// inputs, an existing directory: each is written there under its file
+    /// name (two inputs of the same name, or an input there, are refused).
     #[arg(short, long, value_name = "OUT", required_unless_present = "in_place")]
     output: Option<PathBuf>,
     /// Replace INPUT with the fixed capture, keeping its mode and owner. The
     /// new file takes INPUT's name: other hard links to INPUT keep the old
-    /// contents.
+    /// contents. With several inputs, each is replaced (no -o).
     #[arg(long)]
     in_place: bool,
     /// Fix only these layers: a comma-separated list of ipv4, tcp, udp,
@@ -156,22 +179,106 @@ const CUT_SHORT: u8 = 3;
 
 /// Runs `fastpath pcap fix`: exit status 0; 3 if the input ended in a
 /// partial or corrupt record, after which nothing was written; 2 on an
-/// error, with nothing replaced.
+/// error, with nothing replaced. With several inputs, each is fixed on a
+/// thread of its own, and the status is the worst of theirs.
 pub fn run(args: &Args) -> ExitCode {
-    match fix(args) {
-        Ok(None) => ExitCode::SUCCESS,
-        Ok(Some(cut)) => {
-            eprintln!(
-                "fastpath: error: {cut:#}: the records before it were written, \
-                 none after it"
-            );
-            ExitCode::from(CUT_SHORT)
-        }
-        Err(e) if crate::is_broken_pipe(&e) => ExitCode::SUCCESS,
+    if let [input] = args.inputs.as_slice() {
+        return run_one(args, input);
+    }
+    let destinations = match destinations(args) {
+        Ok(destinations) => destinations,
         Err(e) => {
             eprintln!("fastpath: error: {e:#}");
-            ExitCode::from(2)
+            return ExitCode::from(2);
         }
+    };
+    let only = only(args);
+    let threads = parallel::threads(args.inputs.len());
+    // Each output's line once its input is fixed, the error of a capture
+    // cut short, or the error that kept it from being fixed.
+    type Fixed = Result<(String, Option<anyhow::Error>)>;
+    let destinations: Vec<Mutex<Option<Destination>>> = destinations
+        .into_iter()
+        .map(|d| Mutex::new(Some(d)))
+        .collect();
+    let work = |i: usize, job: &parallel::Job<'_, Fixed>| {
+        let taken = destinations[i]
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        let Some(destination) = taken else { return };
+        job.send(fix(&args.inputs[i], destination, only, false));
+    };
+    // 0, then 3 (cut short), then 2 (not fixed): the worst so far.
+    let mut worst = 0;
+    let take = |_: usize, receiver: &std::sync::mpsc::Receiver<Fixed>| {
+        let Ok(fixed) = receiver.recv() else {
+            // The thread of this input ended with no result: it panicked,
+            // and the panic is raised once every thread has ended.
+            return ControlFlow::Break(());
+        };
+        match fixed {
+            Ok((line, cut)) => {
+                // The outputs are files: a reader of standard output that
+                // went away loses these lines, not the files.
+                let _ = writeln!(io::stdout().lock(), "{line}");
+                if let Some(cut) = cut {
+                    eprintln!("{}", cut_message(&cut));
+                    worst = worst.max(1);
+                }
+            }
+            Err(e) => {
+                eprintln!("fastpath: error: {e:#}");
+                worst = 2;
+            }
+        }
+        ControlFlow::Continue(())
+    };
+    parallel::in_order(args.inputs.len(), threads, 1, work, take);
+    match worst {
+        0 => ExitCode::SUCCESS,
+        1 => ExitCode::from(CUT_SHORT),
+        _ => ExitCode::from(2),
+    }
+}
+
+/// The message of a capture cut short at `cut`.
+fn cut_message(cut: &anyhow::Error) -> String {
+    format!("fastpath: error: {cut:#}: the records before it were written, none after it")
+}
+
+/// Runs `fix` on a single input: its exit status.
+fn run_one(args: &Args, input: &Path) -> ExitCode {
+    let fixed = destination(input, args.output.as_deref(), args.in_place)
+        .and_then(|destination| fix(input, destination, only(args), true));
+    let (line, cut) = match fixed {
+        Ok(fixed) => fixed,
+        Err(e) if crate::is_broken_pipe(&e) => return ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("fastpath: error: {e:#}");
+            return ExitCode::from(2);
+        }
+    };
+    if args.output.as_deref() == Some(Path::new("-")) {
+        eprintln!("{line}");
+    } else {
+        println!("{line}");
+    }
+    match cut {
+        None => ExitCode::SUCCESS,
+        Some(cut) => {
+            eprintln!("{}", cut_message(&cut));
+            ExitCode::from(CUT_SHORT)
+        }
+    }
+}
+
+/// The protocols to fix: those of `--only`, or all of them.
+fn only(args: &Args) -> ProtocolSet {
+    if args.only.is_empty() {
+        ProtocolSet::ALL
+    } else {
+        args.only.iter().copied().collect()
     }
 }
 
@@ -186,16 +293,16 @@ enum Destination {
     File(PathBuf, Option<fs::Metadata>),
 }
 
-/// Fixes the capture: `Some` error if it ended in a record that could not
-/// be read, the records before it written.
-fn fix(args: &Args) -> Result<Option<anyhow::Error>> {
-    let only = if args.only.is_empty() {
-        ProtocolSet::ALL
-    } else {
-        args.only.iter().copied().collect()
-    };
-    let input = &args.input;
-    let destination = destination(input, args.output.as_deref(), args.in_place)?;
+/// Fixes the capture `input` into `destination`, with a progress bar if
+/// `progress`: the line that tells what was fixed, and `Some` error if the
+/// capture ended in a record that could not be read, the records before it
+/// written.
+fn fix(
+    input: &Path,
+    destination: Destination,
+    only: ProtocolSet,
+    progress: bool,
+) -> Result<(String, Option<anyhow::Error>)> {
     let name = display_path(input);
     let mut capture = Capture::open_arg(input).with_context(|| name.clone())?;
     // The mode of a new output: the input's, or for standard input that of
@@ -211,7 +318,14 @@ fn fix(args: &Args) -> Result<Option<anyhow::Error>> {
     let (shown, cut) = match destination {
         Destination::Stdout => {
             let mut out = BufWriter::with_capacity(1 << 20, io::stdout().lock());
-            let cut = copy(&mut capture, &name, &mut fixer, &mut out, "standard output")?;
+            let cut = copy(
+                &mut capture,
+                &name,
+                &mut fixer,
+                &mut out,
+                "standard output",
+                progress,
+            )?;
             (PathBuf::from("-"), cut)
         }
         Destination::Stream(path) => {
@@ -221,40 +335,123 @@ fn fix(args: &Args) -> Result<Option<anyhow::Error>> {
                 .open(&path)
                 .with_context(|| format!("cannot open {shown}"))?;
             let mut out = BufWriter::with_capacity(1 << 20, file);
-            let cut = copy(&mut capture, &name, &mut fixer, &mut out, &shown)?;
+            let cut = copy(&mut capture, &name, &mut fixer, &mut out, &shown, progress)?;
             (path, cut)
         }
         Destination::File(path, existing) => {
             let cut = replace(&path, new_mode, existing.as_ref(), |out| {
-                copy(&mut capture, &name, &mut fixer, out, &display_path(&path))
+                let shown = display_path(&path);
+                copy(&mut capture, &name, &mut fixer, out, &shown, progress)
             })?;
             (path, cut)
         }
     };
-    let line = summary(&name, &shown, fixer.changes());
-    if args.output.as_deref() == Some(Path::new("-")) {
-        eprintln!("{line}");
-    } else {
-        println!("{line}");
-    }
-    Ok(cut)
+    Ok((summary(&name, &shown, fixer.changes()), cut))
 }
 
-/// Copies every block of `capture` through `fixer` to `out` and flushes it:
-/// `Some` read error if a block could not be read (the blocks before it
-/// written), after the first block.
+/// Where each of several inputs is written: each in place with
+/// `--in-place`, else into the directory `-o` names under its file name.
+/// Refused, before anything is written: standard input (no file name to
+/// write it under), an input named twice, two inputs of the same file
+/// name, an output that is an input, and `-o` that is no directory.
+fn destinations(args: &Args) -> Result<Vec<Destination>> {
+    let inputs = &args.inputs;
+    if let Some(stdin) = inputs.iter().find(|i| *i == Path::new("-")) {
+        bail!(
+            "{}: standard input is fixed alone (fix - -o OUT), not among several inputs",
+            display_path(stdin)
+        );
+    }
+    let mut canonical: Vec<PathBuf> = Vec::with_capacity(inputs.len());
+    for input in inputs {
+        let path = input
+            .canonicalize()
+            .with_context(|| format!("{}: cannot open", display_path(input)))?;
+        if let Some(j) = canonical
+            .iter()
+            .position(|c| same_file(c, &path).unwrap_or(*c == path))
+        {
+            bail!(
+                "{} and {} are the same file: give it once",
+                display_path(&inputs[j]),
+                display_path(input)
+            );
+        }
+        canonical.push(path);
+    }
+    let Some(dir) = args.output.as_deref() else {
+        return inputs
+            .iter()
+            .map(|input| destination(input, None, true))
+            .collect();
+    };
+    if args.in_place {
+        bail!("--in-place replaces each input: -o is not given with several inputs");
+    }
+    if dir == Path::new("-") {
+        bail!("-o -: several inputs are not written to standard output: give a directory");
+    }
+    if !fs::metadata(dir).is_ok_and(|m| m.is_dir()) {
+        bail!(
+            "{} is not an existing directory: with several inputs, -o names the directory \
+             to write them in",
+            display_path(dir)
+        );
+    }
+    let mut names: HashMap<&std::ffi::OsStr, &Path> = HashMap::new();
+    let mut destinations = Vec::with_capacity(inputs.len());
+    for input in inputs {
+        let Some(name) = input.file_name() else {
+            bail!("{}: no file name to write it under", display_path(input));
+        };
+        if let Some(other) = names.insert(name, input) {
+            bail!(
+                "{} and {} have the same file name: both would be written as {}",
+                display_path(other),
+                display_path(input),
+                display_path(&dir.join(name))
+            );
+        }
+        let output = dir.join(name);
+        if let Some(j) = canonical
+            .iter()
+            .position(|c| same_file(c, &output).unwrap_or(false))
+        {
+            bail!(
+                "{} is the input file {}: not replaced (give --in-place, with no -o, to \
+                 replace the inputs)",
+                display_path(&output),
+                display_path(&inputs[j])
+            );
+        }
+        destinations.push(destination(input, Some(&output), false)?);
+    }
+    Ok(destinations)
+}
+
+/// Copies every block of `capture` through `fixer` to `out` and flushes it,
+/// with a progress bar if `progress`: `Some` read error if a block could
+/// not be read (the blocks before it written), after the first block.
 fn copy(
     capture: &mut Capture,
     name: &str,
     fixer: &mut Fixer,
     out: &mut impl Write,
     shown: &str,
+    progress: bool,
 ) -> Result<Option<anyhow::Error>> {
     let written = || format!("writing {shown}");
-    let mut progress = Progress::new(name, capture.size());
+    let mut progress = progress.then(|| Progress::new(name, capture.size()));
     let mut cut = None;
     loop {
-        progress.update(capture.position());
+        if let Some(progress) = &mut progress {
+            progress.update(capture.position());
+        }
+        // A stream may be live: what was fixed comes out before the read
+        // waits for more.
+        if capture.may_wait() {
+            out.flush().with_context(written)?;
+        }
         match capture.next_block() {
             Ok(Some(block)) => fixer.write(&block, out).with_context(written)?,
             Ok(None) => break,
@@ -269,10 +466,11 @@ fn copy(
     Ok(cut)
 }
 
-/// The temporary file being written, removed by the signal handler.
-static TEMPORARY: Mutex<Option<PathBuf>> = Mutex::new(None);
+/// The temporary files being written, one per input being fixed, removed
+/// by the signal handler.
+static TEMPORARY: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
-/// Removes the temporary file, if any, on SIGINT, SIGTERM or SIGHUP, then
+/// Removes the temporary files, if any, on SIGINT, SIGTERM or SIGHUP, then
 /// exits with 128 + 2 (as after SIGINT). Installed once.
 fn remove_temporary_on_signals() {
     static INSTALL: Once = Once::new();
@@ -280,8 +478,10 @@ fn remove_temporary_on_signals() {
         // Without the handler (another one installed by an embedding
         // program) a signal leaves the temporary file; nothing else changes.
         let _ = ctrlc::set_handler(|| {
-            let path = TEMPORARY.lock().unwrap_or_else(|e| e.into_inner()).take();
-            if let Some(path) = path {
+            // Held until the exit: no temporary file is registered, or
+            // renamed into place, after they are removed.
+            let mut paths = TEMPORARY.lock().unwrap_or_else(|e| e.into_inner());
+            for path in paths.drain(..) {
                 let _ = fs::remove_file(path);
             }
             std::process::exit(130);
@@ -315,7 +515,7 @@ fn replace<T>(
                 display_path(directory)
             )
         })?;
-    *registered = Some(temporary.path().to_owned());
+    registered.push(temporary.path().to_owned());
     drop(registered);
     let shown = || format!("writing {}", display_path(temporary.path()));
     let result = {
@@ -334,8 +534,9 @@ fn replace<T>(
     // Held across the rename: the handler then removes the temporary file
     // before it, or nothing after it.
     let mut registered = TEMPORARY.lock().unwrap_or_else(|e| e.into_inner());
+    let path = temporary.path().to_owned();
     let renamed = temporary.persist(target);
-    *registered = None;
+    registered.retain(|p| *p != path);
     drop(registered);
     renamed.with_context(|| {
         format!(

@@ -8,6 +8,7 @@
 //! | [`verify`] | `verify`: JSON lines or a summary per file, exit status 0 to 3 |
 //! | [`fix`] | `fix`: the raw blocks copied, checksum fields patched, written through a temporary file |
 //! | `output` | the JSON line of the contract, the tally and the summary |
+//! | `parallel` | several files at once, one per thread, their output in argument order |
 //! | `progress` | the progress bar, on a terminal only |
 //! | `bench` | `bench`: verify against a bare read of the same capture |
 
@@ -18,6 +19,7 @@ mod fuzz;
 pub mod layers;
 pub mod link;
 mod output;
+mod parallel;
 mod progress;
 pub mod read;
 pub mod verify;

@@ -1,12 +1,12 @@
-//! Reading a capture block by block, through pcap-parser's streaming readers.
+//! Reading a capture block by block, with pcap-parser's block parsers.
 //!
-//! pcap-parser reads into a circular buffer of bounded size and parses one
-//! block at a time, so memory stays constant whatever the capture's size.
-//! Each block comes back with its raw bytes: `verify` looks at a frame's
-//! data in place, and `fix` copies the raw bytes of every block to its
-//! output as they are, patching checksum fields in the copy, so that every
-//! other byte (headers, timestamps, pcapng options, blocks of any type) is
-//! kept without being re-serialised.
+//! The input is read into a buffer of bounded size, and one block at a
+//! time is framed and parsed in it, so memory stays constant whatever the
+//! capture's size. Each block comes back with its raw bytes: `verify`
+//! looks at a frame's data in place, and `fix` copies the raw bytes of
+//! every block to its output as they are, patching checksum fields in the
+//! copy, so that every other byte (headers, timestamps, pcapng options,
+//! blocks of any type) is kept without being re-serialised.
 //!
 //! pcap-parser asks for more data when a block is incomplete, and an
 //! inner length that contradicts the block's (an EPB's captured length past
@@ -19,20 +19,22 @@
 //! buffer.
 //!
 //! The input need not be seekable: a pipe, a FIFO or standard input is
-//! read once, from its start, and its size is then unknown.
+//! read once, from its start, and its size is then unknown. Such an input
+//! may be live, written as packets are captured, so a block is handed out
+//! as soon as its bytes are in: the input is read only while the buffer
+//! lacks bytes of the next block, one read call at a time, each asking
+//! for all the free space of the buffer and taking what comes (a short
+//! read is no end of file; a read of 0 bytes is).
 
-use std::cell::RefCell;
 use std::fmt;
 use std::fs::File;
-use std::io::{self, Cursor, IsTerminal, Read, Seek, SeekFrom};
+use std::io::{self, IsTerminal, Read, Seek, SeekFrom};
 use std::path::Path;
-use std::rc::Rc;
 
-use pcap_parser::traits::PcapReaderIterator;
 use pcap_parser::{
-    Block as NgBlock, LegacyPcapBlock, LegacyPcapReader, Linktype, PcapBlockOwned, PcapError,
-    PcapHeader, PcapNGReader, nom, parse_block_be, parse_block_le, parse_pcap_frame,
-    parse_pcap_frame_be, parse_pcap_header,
+    Block as NgBlock, LegacyPcapBlock, Linktype, PcapBlockOwned, PcapError, PcapHeader, nom,
+    parse_block_be, parse_block_le, parse_pcap_frame, parse_pcap_frame_be, parse_pcap_header,
+    parse_sectionheaderblock,
 };
 
 /// The largest record or block accepted: 4 MiB. libpcap never captures more
@@ -42,7 +44,8 @@ use pcap_parser::{
 /// an option can be 4 bytes long), so 4 MiB of options cost 32 MiB.
 pub const MAX_BLOCK: usize = 4 << 20;
 
-/// The buffer pcap-parser reads into; it grows up to a block's size.
+/// The buffer the input is read into, at first; it grows to hold the
+/// largest block.
 const BUFFER: usize = 1 << 20;
 
 /// The smallest section header block: its fields without options.
@@ -57,15 +60,6 @@ const BYTE_ORDER_MAGIC: u32 = 0x1a2b_3c4d;
 /// little-endian: a file written little-endian, and one written big-endian.
 const MODIFIED: u32 = 0xa1b2_cd34;
 const MODIFIED_SWAPPED: u32 = 0x34cd_b2a1;
-
-/// A standard pcap file header, little-endian, microseconds, Ethernet.
-/// pcap-parser's reader parses the file header it starts with, and knows
-/// the modified format in one byte order only: it is given this header
-/// before a modified file, and the header is consumed before the file's
-/// first byte is read.
-const STANDARD_HEADER: [u8; 24] = [
-    0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 0, 1, 0, 0, 0,
-];
 
 /// pcapng blocks that are no packets but that Wireshark lists, and
 /// numbers, as frames: systemd journal exports and custom blocks (copiable
@@ -173,16 +167,13 @@ pub struct Block<'a> {
 
 /// A capture being read, block by block.
 pub struct Capture {
-    reader: Box<dyn PcapReaderIterator>,
+    input: Input,
     format: Format,
     /// Where the next block starts in the file.
     offset: u64,
     /// Bytes of the buffer to consume before the next block: those of the
     /// block handed out last.
     pending: usize,
-    /// The first I/O error of the underlying file, which pcap-parser
-    /// reduces to `ReadError`.
-    io_error: Rc<RefCell<Option<io::Error>>>,
     /// pcap: whether the file header has been handed out.
     header_read: bool,
     /// pcap: the link type of every frame.
@@ -232,7 +223,7 @@ impl Capture {
     }
 
     /// Reads a capture, pcap or pcapng, from `input` (a
-    /// [`Cursor`] over bytes in memory, say), from its
+    /// [`Cursor`](std::io::Cursor) over bytes in memory, say), from its
     /// start.
     pub fn from_reader(input: impl Read + Seek + 'static) -> Result<Capture, ReadError> {
         Capture::with_buffer(input, BUFFER)
@@ -301,60 +292,57 @@ impl Capture {
                 )));
             }
         };
-        // pcap-parser parses the file header, or the first section header
-        // block, from the buffer it starts with: the buffer must hold it.
+        // The file header, or the first section header block, is checked
+        // before the first block is asked for, as a whole: the buffer
+        // starts large enough to hold it.
         let first = match format {
             Format::Pcap { .. } => 24,
             Format::PcapNg => shb_len(&header[..got])
                 .filter(|&len| len <= MAX_BLOCK)
                 .map_or(MIN_SHB, |len| len.max(MIN_SHB)),
         };
-        // The bytes read to tell the format are read again, from a copy,
-        // then the rest of the input: it is never seeked. A modified pcap
-        // file comes after a standard header for pcap-parser, skipped
-        // below.
-        let modified = matches!(format, Format::Pcap { modified: true, .. });
-        let mut prefix = Vec::with_capacity(STANDARD_HEADER.len() + got);
-        if modified {
-            prefix.extend(STANDARD_HEADER);
-        }
-        prefix.extend(&header[..got]);
-        let io_error = Rc::new(RefCell::new(None));
-        let input = FullRead {
-            inner: Cursor::new(prefix).chain(input),
-            error: Rc::clone(&io_error),
+        // The bytes read to tell the format start the buffer; the input is
+        // never seeked.
+        let mut input = Input::new(Box::new(input), buffer.max(first), &header[..got]);
+        // A short read of the first bytes is the end of the file.
+        input.eof = got < header.len();
+        let what = if format == Format::PcapNg {
+            "section header block"
+        } else {
+            "file header"
         };
-        let reader: Result<Box<dyn PcapReaderIterator>, _> = match format {
-            Format::PcapNg => PcapNGReader::new(buffer.max(first), input).map(|r| Box::new(r) as _),
-            Format::Pcap { .. } => {
-                let first = first + if modified { STANDARD_HEADER.len() } else { 0 };
-                LegacyPcapReader::new(buffer.max(first), input).map(|r| Box::new(r) as _)
+        while input.data().len() < first && !input.eof {
+            if input.read(first).is_err() {
+                return Err(at_start(format!("corrupt {what}: read error")));
             }
+        }
+        // The modified format's header is checked as a block, by
+        // next_block: pcap-parser's header parser knows the format in one
+        // byte order only.
+        let checked = match format {
+            Format::PcapNg => parse_sectionheaderblock(input.data()).map(|_| ()),
+            Format::Pcap {
+                modified: false, ..
+            } => parse_pcap_header(input.data()).map(|_| ()),
+            Format::Pcap { modified: true, .. } => Ok(()),
         };
-        let mut reader = reader.map_err(|e| {
-            let what = if format == Format::PcapNg {
-                "section header block"
-            } else {
-                "file header"
-            };
+        checked.map_err(|e| {
             at_start(match e {
-                PcapError::Incomplete(_) | PcapError::UnexpectedEof => {
+                nom::Err::Incomplete(_)
+                | nom::Err::Error(PcapError::Incomplete(_) | PcapError::UnexpectedEof)
+                | nom::Err::Failure(PcapError::Incomplete(_) | PcapError::UnexpectedEof) => {
                     format!("truncated or oversized {what}")
                 }
-                e => format!("corrupt {what}: {}", describe(&e)),
+                nom::Err::Error(e) | nom::Err::Failure(e) => {
+                    format!("corrupt {what}: {}", describe(&e))
+                }
             })
         })?;
-        if modified {
-            // The buffer holds at least the standard header, which
-            // pcap-parser has parsed: the file starts after it.
-            reader.consume_noshift(STANDARD_HEADER.len());
-        }
         Ok(Capture {
-            reader,
+            input,
             format,
             offset: 0,
             pending: 0,
-            io_error,
             header_read: false,
             link: 0,
             big_endian: false,
@@ -383,7 +371,7 @@ impl Capture {
     /// The next block, or `None` at the end of the file.
     pub fn next_block(&mut self) -> Result<Option<Block<'_>>, ReadError> {
         if self.pending > 0 {
-            self.reader.consume_noshift(self.pending);
+            self.input.consume(self.pending);
             self.offset += self.pending as u64;
             self.pending = 0;
         }
@@ -395,7 +383,7 @@ impl Capture {
             offset,
             message: format!("corrupt block: {e}"),
         };
-        let raw = &self.reader.data()[..need];
+        let raw = &self.input.data()[..need];
         let parsed = parse(raw, self.format, self.header_read, self.big_endian);
         let (size, frame) = match parsed {
             Ok((size, block)) => {
@@ -463,7 +451,7 @@ impl Capture {
             )));
         }
         self.pending = size;
-        let raw = &self.reader.data()[..size];
+        let raw = &self.input.data()[..size];
         let frame = match frame {
             None if self.format == Format::PcapNg && self.word(raw, 0) == PB => {
                 let frame = self
@@ -494,11 +482,39 @@ impl Capture {
         Ok(Some(Block { raw, frame }))
     }
 
+    /// Whether the next call to [`next_block`](Capture::next_block) may
+    /// wait for the input: it is a stream (a pipe, a FIFO, a device:
+    /// [`size`](Capture::size) is 0), possibly live, and the buffer lacks
+    /// bytes of the next block, so that the input will be read, and the
+    /// read returns only when a writer has written. A caller that writes
+    /// as it reads flushes its output then, so that what it wrote of the
+    /// blocks before comes out at once.
+    pub fn may_wait(&self) -> bool {
+        self.size == 0 && self.needs_read()
+    }
+
+    /// Whether the next call to [`next_block`](Capture::next_block) will
+    /// read the input: the buffer lacks bytes of the next block, and the
+    /// end of the input has not been read.
+    fn needs_read(&self) -> bool {
+        if self.input.eof {
+            return false;
+        }
+        let data = self.input.data().get(self.pending..).unwrap_or_default();
+        match self.framing(data) {
+            Ok(Framing::Whole(need)) => need > data.len(),
+            Ok(Framing::Header(_)) => true,
+            // The error is reported with no read.
+            Err(_) => false,
+        }
+    }
+
     /// Makes the buffer hold the whole next block, whose length is read
-    /// from its header; `None` at the end of the file.
+    /// from its header; `None` at the end of the file. The input is read
+    /// only while bytes of the block are missing.
     fn fill(&mut self) -> Result<Option<usize>, ReadError> {
         loop {
-            let data = self.reader.data();
+            let data = self.input.data();
             let need = match self.framing(data) {
                 Ok(need) => need,
                 Err(message) => {
@@ -512,7 +528,7 @@ impl Capture {
                 Framing::Whole(need) if need <= data.len() => return Ok(Some(need)),
                 Framing::Whole(need) | Framing::Header(need) => need,
             };
-            if self.reader.reader_exhausted() {
+            if self.input.eof {
                 if data.is_empty() {
                     return Ok(None);
                 }
@@ -526,15 +542,7 @@ impl Capture {
             }
             // The buffer grows to hold the block (at most MAX_BLOCK,
             // checked by framing), and never shrinks.
-            self.reader.grow(need);
-            let refilled = self.reader.refill();
-            if let Some(e) = self.io_error.borrow_mut().take() {
-                return Err(ReadError {
-                    offset: self.offset,
-                    message: format!("read error: {e}"),
-                });
-            }
-            if let Err(e) = refilled {
+            if let Err(e) = self.input.read(need) {
                 return Err(ReadError {
                     offset: self.offset,
                     message: format!("read error: {e}"),
@@ -825,26 +833,82 @@ fn read_full(input: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
     Ok(filled)
 }
 
-/// The file as pcap-parser reads it: every read fills the space it is
-/// given unless the file ends (pcap-parser takes a short read for the
-/// end), and the first I/O error is kept, since pcap-parser drops it.
-struct FullRead<R> {
-    inner: R,
-    error: Rc<RefCell<Option<io::Error>>>,
+/// The input, and the buffer it is read into: the bytes read and not yet
+/// consumed are `buffer[start..end]`.
+struct Input {
+    source: Box<dyn Read>,
+    buffer: Vec<u8>,
+    start: usize,
+    end: usize,
+    /// Whether a read has returned 0 bytes: the end of the input.
+    eof: bool,
 }
 
-impl<R: Read> Read for FullRead<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        read_full(&mut self.inner, buf).inspect_err(|e| {
-            self.error
-                .borrow_mut()
-                .get_or_insert(io::Error::new(e.kind(), e.to_string()));
-        })
+impl Input {
+    /// An input read into a buffer of `capacity` bytes, which starts with
+    /// `read`, bytes already read from `source`.
+    fn new(source: Box<dyn Read>, capacity: usize, read: &[u8]) -> Input {
+        let mut buffer = vec![0; capacity.max(read.len())];
+        buffer[..read.len()].copy_from_slice(read);
+        Input {
+            source,
+            buffer,
+            start: 0,
+            end: read.len(),
+            eof: false,
+        }
+    }
+
+    /// The bytes read and not yet consumed.
+    fn data(&self) -> &[u8] {
+        &self.buffer[self.start..self.end]
+    }
+
+    /// Consumes the first `len` bytes of the data (all of them at most).
+    fn consume(&mut self, len: usize) {
+        self.start = self.start.saturating_add(len).min(self.end);
+        if self.start == self.end {
+            self.start = 0;
+            self.end = 0;
+        }
+    }
+
+    /// Reads the input once (again if the read is interrupted), into all
+    /// the free space of the buffer, first grown to `need` bytes if
+    /// smaller and its data moved to its start: as many bytes as the input
+    /// has ready, up to the buffer's size. A read of 0 bytes is the end of
+    /// the input. Called only when the data is less than `need` bytes, so
+    /// that the space read into is never empty.
+    fn read(&mut self, need: usize) -> io::Result<()> {
+        if self.start > 0 {
+            self.buffer.copy_within(self.start..self.end, 0);
+            self.end -= self.start;
+            self.start = 0;
+        }
+        if self.buffer.len() < need {
+            self.buffer.reserve_exact(need - self.buffer.len());
+            self.buffer.resize(need, 0);
+        }
+        loop {
+            match self.source.read(&mut self.buffer[self.end..]) {
+                Ok(0) => self.eof = true,
+                // A reader that claims more than the space it was given
+                // is taken at the space's length.
+                Ok(n) => self.end = self.end.saturating_add(n).min(self.buffer.len()),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+            return Ok(());
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use std::cell::Cell;
+    use std::io::Cursor;
+    use std::rc::Rc;
+
     use super::*;
 
     /// A reader that cannot seek and reads at most 5 bytes a call.
@@ -947,5 +1011,250 @@ mod tests {
             assert!(blocks.is_empty());
             assert_eq!(end.map(|e| e.0), Some(0));
         }
+    }
+
+    /// The input of a capture being written as it reads: `written` bytes
+    /// of `data` so far, handed out at most `chunk` bytes a read, the end
+    /// of the input (a read of 0) once all are written. A read with none
+    /// to hand out would wait for the writer: it panics, and so does a
+    /// read issued once `wanted` bytes have been handed out, the bytes of
+    /// the block asked for.
+    struct Live {
+        data: Vec<u8>,
+        chunk: usize,
+        /// How many bytes have been handed out.
+        read: Rc<Cell<usize>>,
+        written: Rc<Cell<usize>>,
+        wanted: Rc<Cell<usize>>,
+    }
+
+    impl Read for Live {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let (read, written) = (self.read.get(), self.written.get());
+            assert!(
+                read < self.wanted.get(),
+                "a read at byte {read}, though the bytes of the block asked for, to {}, are in",
+                self.wanted.get()
+            );
+            if read == self.data.len() {
+                return Ok(0);
+            }
+            assert!(
+                read < written,
+                "a read at byte {read} would wait for the writer"
+            );
+            let len = buf.len().min(self.chunk).min(written - read);
+            buf[..len].copy_from_slice(&self.data[read..read + len]);
+            self.read.set(read + len);
+            Ok(len)
+        }
+    }
+
+    /// A pcap file, little-endian, of records of `lens` captured bytes.
+    fn pcap(lens: &[usize]) -> Vec<u8> {
+        let mut out = vec![0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0];
+        out.extend([0; 8]);
+        out.extend(65535u32.to_le_bytes());
+        out.extend(1u32.to_le_bytes());
+        for (i, &len) in lens.iter().enumerate() {
+            out.extend((i as u32).to_le_bytes());
+            out.extend(0u32.to_le_bytes());
+            out.extend((len as u32).to_le_bytes());
+            out.extend((len as u32).to_le_bytes());
+            out.extend((0..len).map(|j| (i + j) as u8));
+        }
+        out
+    }
+
+    /// A pcapng block of `kind` with `body`, padded to 4 bytes.
+    fn ng_block(big_endian: bool, kind: u32, body: &[u8]) -> Vec<u8> {
+        let word = |v: u32| {
+            if big_endian {
+                v.to_be_bytes()
+            } else {
+                v.to_le_bytes()
+            }
+        };
+        let len = 12 + body.len().div_ceil(4) * 4;
+        let mut out = word(kind).to_vec();
+        out.extend(word(len as u32));
+        out.extend(body);
+        out.resize(len - 4, 0);
+        out.extend(word(len as u32));
+        out
+    }
+
+    /// A pcapng file: a section header, an Ethernet interface, Enhanced
+    /// Packet Blocks of `lens` captured bytes, a block of an unknown type.
+    fn pcapng(big_endian: bool, lens: &[usize]) -> Vec<u8> {
+        let word = |v: u32| {
+            if big_endian {
+                v.to_be_bytes()
+            } else {
+                v.to_le_bytes()
+            }
+        };
+        let mut shb = word(BYTE_ORDER_MAGIC).to_vec();
+        shb.extend(if big_endian {
+            [0, 1, 0, 0]
+        } else {
+            [1, 0, 0, 0]
+        });
+        shb.extend([0xff; 8]);
+        let mut out = ng_block(big_endian, SHB, &shb);
+        let mut idb = if big_endian {
+            [0, 1, 0, 0]
+        } else {
+            [1, 0, 0, 0]
+        }
+        .to_vec();
+        idb.extend(word(0));
+        out.extend(ng_block(big_endian, 1, &idb));
+        for (i, &len) in lens.iter().enumerate() {
+            let mut epb = word(0).to_vec();
+            epb.extend(word(0));
+            epb.extend(word(i as u32));
+            epb.extend(word(len as u32));
+            epb.extend(word(len as u32));
+            epb.extend((0..len).map(|j| (i * 3 + j) as u8));
+            out.extend(ng_block(big_endian, 6, &epb));
+        }
+        out.extend(ng_block(big_endian, 0x0000_0101, b"unknown"));
+        out
+    }
+
+    /// Captures of every format, with blocks of 0 bytes of data to more
+    /// than the 64 KiB of a pipe's buffer.
+    fn captures() -> Vec<Vec<u8>> {
+        let lens = [60, 0, 1514, 7, 70_000, 100, 3];
+        let frame: Vec<u8> = (0..90).collect();
+        vec![
+            pcap(&lens),
+            pcapng(false, &lens),
+            pcapng(true, &lens),
+            modified(false, &frame, 0),
+            modified(true, &frame, 0),
+        ]
+    }
+
+    #[test]
+    fn a_block_is_handed_out_once_its_bytes_are_in() {
+        for bytes in captures() {
+            let (blocks, end) = read_all(Capture::from_reader(Cursor::new(bytes.clone())));
+            assert_eq!(end, None);
+            // Where each block ends.
+            let ends: Vec<usize> = blocks
+                .iter()
+                .scan(0, |at, b| {
+                    *at += b.0.len();
+                    Some(*at)
+                })
+                .collect();
+            assert_eq!(ends.last(), Some(&bytes.len()));
+            for chunk in [1, 5, 64, 1 << 20] {
+                for buffer in [16, 32, BUFFER] {
+                    // The writer is ahead of the block asked for by none
+                    // of the next block's bytes, or by half of them.
+                    for ahead in [0, 2] {
+                        let (read, written, wanted) = (
+                            Rc::new(Cell::new(0)),
+                            Rc::new(Cell::new(ends[0])),
+                            Rc::new(Cell::new(ends[0])),
+                        );
+                        let live = Live {
+                            data: bytes.clone(),
+                            chunk,
+                            read: Rc::clone(&read),
+                            written: Rc::clone(&written),
+                            wanted: Rc::clone(&wanted),
+                        };
+                        // Opening reads the file header or first section
+                        // header block only.
+                        let mut capture = Capture::stream_with_buffer(live, buffer)
+                            .unwrap_or_else(|e| panic!("{e}"));
+                        for (i, block) in blocks.iter().enumerate() {
+                            let next = ends.get(i + 1).copied().unwrap_or(ends[i]);
+                            let half = if ahead == 0 { 0 } else { (next - ends[i]) / 2 };
+                            written.set(written.get().max(ends[i] + half));
+                            wanted.set(ends[i]);
+                            assert_eq!(capture.may_wait(), read.get() < ends[i]);
+                            let got = capture.next_block().unwrap_or_else(|e| panic!("{e}"));
+                            let got = got.map(|b| (b.raw.to_vec(), b.frame));
+                            assert_eq!(got.as_ref(), Some(block));
+                            assert_eq!(capture.position(), (ends[i] - block.0.len()) as u64);
+                        }
+                        // The end of the file, once it is written.
+                        written.set(bytes.len());
+                        wanted.set(usize::MAX);
+                        assert!(capture.may_wait());
+                        assert!(capture.next_block().is_ok_and(|b| b.is_none()));
+                        assert!(!capture.may_wait());
+                        assert_eq!(capture.position(), bytes.len() as u64);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_stream_in_pieces_reads_as_a_seekable_input_does() {
+        // Blocks larger than the buffer, which grows, up to MAX_BLOCK.
+        let mut captures = captures();
+        captures.push(pcap(&[BUFFER + 3, 10, MAX_BLOCK - 16, 20]));
+        captures.push(pcapng(false, &[10, MAX_BLOCK - 32, BUFFER * 2]));
+        for bytes in captures {
+            let seekable = read_all(Capture::from_reader(Cursor::new(bytes.clone())));
+            assert_eq!(seekable.1, None);
+            // Cut in the middle of a block, or of a block's header.
+            let cut = read_all(Capture::from_reader(Cursor::new(
+                bytes[..bytes.len() - 5].to_vec(),
+            )));
+            assert!(cut.1.is_some());
+            for chunk in [7, 4096, 65536, 1 << 30] {
+                for (bytes, expected) in
+                    [(&bytes[..], &seekable), (&bytes[..bytes.len() - 5], &cut)]
+                {
+                    let stream = Live {
+                        data: bytes.to_vec(),
+                        chunk,
+                        read: Rc::default(),
+                        written: Rc::new(Cell::new(bytes.len())),
+                        wanted: Rc::new(Cell::new(usize::MAX)),
+                    };
+                    assert_eq!(&read_all(Capture::from_stream(stream)), expected);
+                }
+            }
+        }
+    }
+
+    /// A reader that hands out its bytes, then fails.
+    struct Failing(Cursor<Vec<u8>>);
+
+    impl Read for Failing {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            match self.0.read(buf)? {
+                0 => Err(io::Error::other("the disk is on fire")),
+                n => Ok(n),
+            }
+        }
+    }
+
+    #[test]
+    fn a_read_error_names_the_block_that_needed_the_bytes() {
+        let bytes = pcap(&[60, 60]);
+        let (blocks, end) = read_all(Capture::from_stream(Failing(Cursor::new(
+            bytes[..24 + 76 + 10].to_vec(),
+        ))));
+        assert_eq!(blocks.len(), 2);
+        assert_eq!(
+            end,
+            Some((24 + 76, "read error: the disk is on fire".into()))
+        );
+        // An error before the file header is whole.
+        let (blocks, end) = read_all(Capture::from_stream(Failing(Cursor::new(
+            bytes[..20].to_vec(),
+        ))));
+        assert!(blocks.is_empty());
+        assert_eq!(end, Some((0, "corrupt file header: read error".into())));
     }
 }

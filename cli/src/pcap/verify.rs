@@ -40,14 +40,18 @@
 //! the exit status 1, as a bad checksum does.
 
 use std::io::{self, BufWriter, Write};
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::Receiver;
 
 use fastpath::packet::{self, Protocol, ProtocolSet, Status};
 
 use super::layers::{self, End, Layer, Stop};
 use super::link::{self, Network};
 use super::output::{self, Tally};
+use super::parallel;
 use super::progress::Progress;
 use super::read::{Capture, Format, Frame, ReadError};
 
@@ -63,7 +67,9 @@ be written; 3 for both 1 and 2.";
 #[command(after_help = EXIT_HELP)]
 pub struct Args {
     /// Capture files, pcap or pcapng; `-` for standard input. FIFOs and
-    /// pipes are read as they come.
+    /// pipes are read as they come. Several files are read at once, one per
+    /// core, and printed in order as if read one after another (with no
+    /// progress bar).
     #[arg(required = true)]
     files: Vec<PathBuf>,
     /// Print one JSON object per checksum, one per line, instead of a
@@ -360,64 +366,244 @@ impl Outcome {
     }
 }
 
-/// Runs `fastpath pcap verify`: exit status 0 if no checksum is bad; 1 if
-/// one is (or, with `--strict`, if one could not be verified); 2 if a file
-/// could not be read to its end; 3 for both.
-pub fn run(args: &Args) -> ExitCode {
-    let stdout = io::stdout();
-    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
-    let json = args.json || args.json_summary;
-    let mut outcome = Outcome::default();
-    let mut total = Tally::default();
-    let mut unreadable = 0;
-    for path in &args.files {
+/// What reading a file gave: its tally, its format and the error that
+/// stopped the read early, if one did; or the error that kept it from
+/// being opened.
+type Verified = Result<(Tally, Format, Option<ReadError>), ReadError>;
+
+/// The output of a file's JSON lines is sent to the printing thread in
+/// chunks of this many bytes.
+const CHUNK: usize = 1 << 16;
+
+/// How many chunks a file's channel holds: the output of a file waiting
+/// for its turn is bounded to this many chunks.
+const CHUNKS: usize = 8;
+
+/// What a thread verifying a file sends to the thread printing.
+enum Message {
+    /// JSON lines, in order.
+    Output(Vec<u8>),
+    /// The lines sent so far should be written out now: the file is a
+    /// stream whose next bytes may be slow to come.
+    Flush,
+    /// The file has been read: nothing follows.
+    Done(Box<Verified>),
+}
+
+/// What `run` has printed and found so far, over the files taken in
+/// order.
+struct Report<'a> {
+    args: &'a Args,
+    outcome: Outcome,
+    total: Tally,
+    unreadable: u64,
+}
+
+impl Report<'_> {
+    /// Prints what follows the JSON lines of the file `path` (its summary
+    /// text or object), flushes `out`, then its messages on standard
+    /// error, and adds the file to the outcome and the total.
+    fn file(&mut self, out: &mut impl Write, path: &Path, verified: Verified) -> io::Result<()> {
+        let args = self.args;
+        let json = args.json || args.json_summary;
         let shown = output::display_path(path);
-        let file = output::json_string(&path.to_string_lossy());
-        let (tally, format, error) = match verify_file(path, &shown, &file, json, &mut out) {
+        let (tally, format, error) = match verified {
             Ok((tally, format, error)) => (tally, Some(format), error),
-            Err(Failure::Read(error)) => (Tally::default(), None, Some(error)),
-            Err(Failure::Write(e)) => return write_failed(&e, outcome),
+            Err(error) => (Tally::default(), None, Some(error)),
         };
         let format = format.map(|f| f.to_string());
         let message = error.as_ref().map(ToString::to_string);
-        let written = if args.json_summary {
-            tally.json_summary(&mut out, &file, format.as_deref(), message.as_deref())
+        if args.json_summary {
+            let file = output::json_string(&path.to_string_lossy());
+            tally.json_summary(out, &file, format.as_deref(), message.as_deref())?;
         } else if !json && let Some(format) = &format {
-            out.write_all(tally.summary(&shown, format).as_bytes())
-        } else {
-            Ok(())
-        };
-        if let Err(e) = written.and_then(|()| out.flush()) {
-            return write_failed(&e, outcome);
+            out.write_all(tally.summary(&shown, format).as_bytes())?;
         }
+        out.flush()?;
         if let Some(message) = &message {
             eprintln!("fastpath: error: {shown}: {}", output::escape(message));
-            outcome.unreadable = true;
-            unreadable += 1;
+            self.outcome.unreadable = true;
+            self.unreadable += 1;
         }
-        outcome.bad |= tally.bad() > 0;
+        self.outcome.bad |= tally.bad() > 0;
         if args.strict
             && let Some(text) = tally.not_verified()
         {
             eprintln!("fastpath: strict: {shown}: not verified: {text}");
-            outcome.bad = true;
+            self.outcome.bad = true;
         }
-        total.merge(&tally);
+        self.total.merge(&tally);
+        Ok(())
     }
-    let files = args.files.len() as u64;
-    if files > 1 {
-        let written = if args.json_summary {
-            total.json_total(&mut out, files, unreadable)
-        } else if !json {
-            out.write_all(total.total_summary(files, unreadable).as_bytes())
-        } else {
-            Ok(())
+
+    /// Prints the total, with several files, and flushes `out`.
+    fn total(&self, out: &mut impl Write) -> io::Result<()> {
+        let files = self.args.files.len() as u64;
+        if files > 1 {
+            if self.args.json_summary {
+                self.total.json_total(out, files, self.unreadable)?;
+            } else if !(self.args.json || self.args.json_summary) {
+                out.write_all(self.total.total_summary(files, self.unreadable).as_bytes())?;
+            }
+            out.flush()?;
+        }
+        Ok(())
+    }
+}
+
+/// Runs `fastpath pcap verify`: exit status 0 if no checksum is bad; 1 if
+/// one is (or, with `--strict`, if one could not be verified); 2 if a file
+/// could not be read to its end; 3 for both.
+///
+/// Several files are read at once, one per thread (see `parallel`), and
+/// printed in argument order, exactly as one thread reading them in turn
+/// prints them; with no progress bar then.
+pub fn run(args: &Args) -> ExitCode {
+    let stdout = io::stdout();
+    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
+    let mut report = Report {
+        args,
+        outcome: Outcome::default(),
+        total: Tally::default(),
+        unreadable: 0,
+    };
+    let threads = parallel::threads(args.files.len());
+    let printed = if threads > 1 {
+        run_parallel(args, threads, &mut report, &mut out)
+    } else {
+        run_serial(args, &mut report, &mut out)
+    };
+    match printed.and_then(|()| report.total(&mut out)) {
+        Ok(()) => report.outcome.code(),
+        Err(e) => write_failed(&e, report.outcome),
+    }
+}
+
+/// Verifies the files one after another on this thread, with a progress
+/// bar each.
+fn run_serial(args: &Args, report: &mut Report<'_>, out: &mut impl Write) -> io::Result<()> {
+    let json = args.json || args.json_summary;
+    for path in &args.files {
+        let shown = output::display_path(path);
+        let file = output::json_string(&path.to_string_lossy());
+        let verified = match verify_file(path, &shown, &file, json, true, None, out) {
+            Ok(verified) => Ok(verified),
+            Err(Failure::Read(error)) => Err(error),
+            Err(Failure::Write(e)) => return Err(e),
         };
-        if let Err(e) = written.and_then(|()| out.flush()) {
-            return write_failed(&e, outcome);
+        report.file(out, path, verified)?;
+    }
+    Ok(())
+}
+
+/// Verifies the files on `threads` threads, one file per thread, and
+/// prints them in order on this one; standard input, wherever it is
+/// named, is read by one thread at a time, in argument order.
+fn run_parallel(
+    args: &Args,
+    threads: usize,
+    report: &mut Report<'_>,
+    out: &mut impl Write,
+) -> io::Result<()> {
+    let json = args.json || args.json_summary;
+    let stdin = args
+        .files
+        .iter()
+        .enumerate()
+        .filter(|(_, path)| path.as_os_str() == "-")
+        .map(|(i, _)| i)
+        .collect();
+    let turns = parallel::Turns::new(stdin);
+    let work = |i: usize, job: &parallel::Job<'_, Message>| {
+        let path = &args.files[i];
+        let _turn = (path.as_os_str() == "-").then(|| turns.wait(i, job.stop_flag()));
+        if job.stopped() {
+            return;
+        }
+        let shown = output::display_path(path);
+        let file = output::json_string(&path.to_string_lossy());
+        let mut chunks = Chunks {
+            buffer: Vec::with_capacity(if json { CHUNK } else { 0 }),
+            job,
+        };
+        let stop = Some(job.stop_flag());
+        let verified = match verify_file(path, &shown, &file, json, false, stop, &mut chunks) {
+            Ok(verified) => Ok(verified),
+            Err(Failure::Read(error)) => Err(error),
+            // The run is being stopped: nothing more is read.
+            Err(Failure::Write(_)) => return,
+        };
+        if chunks.send() {
+            job.send(Message::Done(Box::new(verified)));
+        }
+    };
+    let take = |i: usize, receiver: &Receiver<Message>| {
+        for message in receiver {
+            match message {
+                Message::Output(bytes) => {
+                    if let Err(e) = out.write_all(&bytes) {
+                        return ControlFlow::Break(e);
+                    }
+                }
+                Message::Flush => {
+                    if let Err(e) = out.flush() {
+                        return ControlFlow::Break(e);
+                    }
+                }
+                Message::Done(verified) => {
+                    return match report.file(out, &args.files[i], *verified) {
+                        Ok(()) => ControlFlow::Continue(()),
+                        Err(e) => ControlFlow::Break(e),
+                    };
+                }
+            }
+        }
+        // The thread of this file ended before it was read: it panicked,
+        // and the panic is raised once every thread has ended.
+        ControlFlow::Break(io::Error::other("a thread verifying a file failed"))
+    };
+    match parallel::in_order(args.files.len(), threads, CHUNKS, work, take) {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// The output of a file verified on a thread of its own: its bytes, sent
+/// to the printing thread a chunk at a time.
+struct Chunks<'a, 'b> {
+    buffer: Vec<u8>,
+    job: &'a parallel::Job<'b, Message>,
+}
+
+impl Chunks<'_, '_> {
+    /// Sends what is buffered, if anything: `false` if the run is being
+    /// stopped.
+    fn send(&mut self) -> bool {
+        if self.buffer.is_empty() {
+            return !self.job.stopped();
+        }
+        let chunk = std::mem::replace(&mut self.buffer, Vec::with_capacity(CHUNK));
+        self.job.send(Message::Output(chunk))
+    }
+}
+
+impl Write for Chunks<'_, '_> {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        // Sent before it would outgrow its capacity.
+        if !self.buffer.is_empty() && self.buffer.len() + bytes.len() > CHUNK && !self.send() {
+            return Err(io::Error::other("stopped"));
+        }
+        self.buffer.extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        if self.send() && self.job.send(Message::Flush) {
+            Ok(())
+        } else {
+            Err(io::Error::other("stopped"))
         }
     }
-    outcome.code()
 }
 
 /// The exit status when the output could not be written: as it stands if
@@ -430,28 +616,42 @@ fn write_failed(e: &io::Error, mut outcome: Outcome) -> ExitCode {
     outcome.code()
 }
 
+/// Why a file's verification ended early.
 enum Failure {
+    /// The file could not be opened.
     Read(ReadError),
+    /// The output could not be written, or the run is being stopped.
     Write(io::Error),
 }
 
 /// Verifies one file, printing its JSON lines if `json` (`file` is its
-/// name as a JSON string, `shown` as the progress bar shows it): its tally,
-/// its format, and the error that stopped the read early if one did (the
-/// frames before it are counted and printed).
+/// name as a JSON string, `shown` as the progress bar shows it, if
+/// `progress`): its tally, its format, and the error that stopped the read
+/// early if one did (the frames before it are counted and printed). Ends
+/// early, as on a write error, once `stop` is set.
 fn verify_file(
     path: &Path,
     shown: &str,
     file: &str,
     json: bool,
+    progress: bool,
+    stop: Option<&AtomicBool>,
     out: &mut impl Write,
 ) -> Result<(Tally, Format, Option<ReadError>), Failure> {
     let mut capture = Capture::open_arg(path).map_err(Failure::Read)?;
     let format = capture.format();
-    let mut progress = Progress::new(shown, capture.size());
+    let mut progress = progress.then(|| Progress::new(shown, capture.size()));
     let mut inspector = Inspector::default();
     let mut tally = Tally::default();
     loop {
+        if stop.is_some_and(|stop| stop.load(Ordering::Relaxed)) {
+            return Err(Failure::Write(io::Error::other("stopped")));
+        }
+        // A stream may be live: the lines of the frames before come out
+        // before the read waits for the next.
+        if capture.may_wait() {
+            out.flush().map_err(Failure::Write)?;
+        }
         let block = match capture.next_block() {
             Ok(Some(block)) => block,
             Ok(None) => return Ok((tally, format, None)),
@@ -477,6 +677,8 @@ fn verify_file(
                 output::json_line(out, file, tally.frames, layer).map_err(Failure::Write)?;
             }
         }
-        progress.update(capture.position());
+        if let Some(progress) = &mut progress {
+            progress.update(capture.position());
+        }
     }
 }
