@@ -449,7 +449,7 @@ fn smoltcp_verifies(b: &Built) -> bool {
             };
             Icmpv6Packet::new_unchecked(l4).verify_checksum(&s, &d)
         }
-        Protocol::Ipv4 => unreachable!(),
+        Protocol::Ipv4 | Protocol::UdpLite => unreachable!(),
     }
 }
 

@@ -254,7 +254,7 @@ pub enum Endpoint {
 
 /// Rewrites the source or destination address of the IPv4 packet `packet`,
 /// and the port if `port` is given, updating the header checksum and the
-/// TCP or UDP checksum incrementally (RFC 1624), as a NAT does.
+/// TCP, UDP or UDP-Lite checksum incrementally (RFC 1624), as a NAT does.
 ///
 /// Only the header of the upper layer needs to be there: the data may be cut
 /// short, and a first fragment is updated like a whole packet, since the
@@ -271,7 +271,7 @@ pub enum Endpoint {
 /// ([`Error::Truncated`]); if lengths don't fit, a UDP length past the IP
 /// payload for example ([`Error::Length`]); or if `port` is given for a
 /// packet without ports: a later fragment ([`Error::LaterFragment`]), a
-/// protocol other than TCP and UDP ([`Error::Protocol`]). Without `port`,
+/// protocol other than TCP, UDP and UDP-Lite ([`Error::Protocol`]). Without `port`,
 /// other upper layers are left as they are (SCTP's CRC32c does not cover
 /// the addresses; DCCP's checksum, which does, is not updated).
 ///
@@ -417,11 +417,15 @@ fn plan(
         None | Some(Error::Truncated | Error::FirstFragment) => {}
         Some(e) => return Err(e),
     }
-    let has_ports = matches!(located.protocol, Protocol::Tcp | Protocol::Udp);
+    let has_ports = matches!(
+        located.protocol,
+        Protocol::Tcp | Protocol::Udp | Protocol::UdpLite
+    );
     if port.is_some() && !has_ports {
         return Err(Error::Protocol(upper.protocol));
     }
-    // Source port first, destination port second, in TCP and UDP alike.
+    // Source port first, destination port second, in TCP, UDP and UDP-Lite
+    // alike.
     let port_at = located.start
         + match endpoint {
             Endpoint::Source => 0,
@@ -432,17 +436,18 @@ fn plan(
         None => None,
     };
     let stored = be16(packet, located.field).ok_or(Error::Truncated)?;
-    let udp = located.protocol == Protocol::Udp;
+    let udp = matches!(located.protocol, Protocol::Udp | Protocol::UdpLite);
     let checksum = if located.protocol == Protocol::Icmp || (udp && stored == 0) {
         // ICMPv4 covers neither addresses nor ports; a UDP zero is no
-        // checksum (and over IPv6 no valid one): leave both as they are.
+        // checksum (and over IPv6, or in UDP-Lite, no valid one): leave it
+        // as it is.
         None
     } else {
         let mut updated = address_update(stored);
         if let Some((_, old, new)) = port {
             updated = update16(updated, old, new);
         }
-        // RFC 768: a zero result is sent as all ones.
+        // RFC 768 and RFC 3828: a zero result is sent as all ones.
         if udp && updated == 0 {
             updated = 0xffff;
         }

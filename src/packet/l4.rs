@@ -16,8 +16,11 @@
 //! | UDP (17) | IPv4 or IPv6 | the datagram, as long as the UDP Length field says (it must fit in the IP payload) |
 //! | ICMPv4 (1), over IPv4 | none | from the ICMP header to the end of the IP payload |
 //! | ICMPv6 (58), over IPv6 | IPv6, Next Header 58 | from the ICMPv6 header to the end of the IP payload |
+//! | UDP-Lite (136) | IPv4 or IPv6, with the length of the IP payload | the first Checksum Coverage bytes from the UDP-Lite header (0: to the end of the IP payload; below 8 or past the payload, RFC 3828 §3.1: nothing can be verified) |
 //!
-//! A computed UDP checksum of 0 is written as 0xffff (RFC 768). Nothing can
+//! A computed UDP or UDP-Lite checksum of 0 is written as 0xffff (RFC 768,
+//! RFC 3828 §3.1). A UDP-Lite checksum of 0 is [illegal](Status::Illegal)
+//! over IPv4 and IPv6: UDP-Lite has no "no checksum" (RFC 3828 §3.1). Nothing can
 //! be computed for a fragment, an upper layer shorter than its fixed header
 //! (TCP 20 bytes, UDP 8, ICMPv4 8, ICMPv6 4), data cut short, or an IPv6
 //! packet whose final destination is unknown: those give an [`Error`].
@@ -81,17 +84,17 @@ impl Located {
 
     /// Whether a checksum `stored` in the field is acceptable, as a receiver
     /// judges it: a UDP zero from the field alone (RFC 768: no checksum,
-    /// acceptable over IPv4; RFC 8200 §8.1: not over IPv6), any other value
-    /// by `check`.
+    /// acceptable over IPv4; RFC 8200 §8.1: not over IPv6), a UDP-Lite zero
+    /// never (RFC 3828 §3.1), any other value by `check`.
     fn verdict(
         &self,
         stored: u16,
         check: impl FnOnce() -> Result<bool, Error>,
     ) -> Result<bool, Error> {
-        if self.protocol == Protocol::Udp && stored == 0 {
-            Ok(!self.ipv6)
-        } else {
-            check()
+        match self.protocol {
+            Protocol::Udp if stored == 0 => Ok(!self.ipv6),
+            Protocol::UdpLite if stored == 0 => Ok(false),
+            _ => check(),
         }
     }
 
@@ -99,8 +102,9 @@ impl Located {
     fn value(&self, sum: u16) -> u16 {
         let checksum = !sum;
         // RFC 768: "If the computed checksum is zero, it is transmitted as
-        // all ones (the equivalent in one's complement arithmetic)."
-        if self.protocol == Protocol::Udp && checksum == 0 {
+        // all ones (the equivalent in one's complement arithmetic)." RFC
+        // 3828 §3.1 says the same of UDP-Lite.
+        if matches!(self.protocol, Protocol::Udp | Protocol::UdpLite) && checksum == 0 {
             0xffff
         } else {
             checksum
@@ -129,6 +133,7 @@ fn locate_in(packet: &[u8], len: usize, upper: &Upper) -> Result<Located, Error>
         (17, _) => (Protocol::Udp, 6, 8),
         (1, false) => (Protocol::Icmp, 2, 8),
         (58, true) => (Protocol::Icmpv6, 2, 4),
+        (136, _) => (Protocol::UdpLite, 6, 8),
         (other, _) => return Err(Error::Protocol(other)),
     };
     let start = upper.offset;
@@ -149,6 +154,21 @@ fn locate_in(packet: &[u8], len: usize, upper: &Upper) -> Result<Located, Error>
         length_fits &= udp_len >= 8 && start + udp_len <= end;
         end = start + udp_len;
     }
+    // The pseudo-header's length: UDP's own, or the IP payload's.
+    let pseudo_len = (end - start) as u32;
+    if protocol == Protocol::UdpLite {
+        // RFC 3828 §3.1: "Checksum Coverage is the number of octets,
+        // starting from the first octet of the UDP-Lite header, that are
+        // covered by the checksum. [...] A value of zero indicates that the
+        // entire UDP-Lite packet is covered by the checksum. [...] Packets
+        // with illegal Checksum Coverage values (< 8 or > IP length) MUST be
+        // discarded by the receiver."
+        let coverage = usize::from(be16(packet, start + 4).ok_or(Error::Truncated)?);
+        if coverage != 0 {
+            length_fits &= coverage >= 8 && start + coverage <= end;
+            end = end.min(start + coverage);
+        }
+    }
     // RFC 8200 §8.1: "Some upper-layer protocols carry their own length
     // information (e.g., the Length field in the UDP header); for such
     // protocols, that is the length used in the pseudo-header. Other
@@ -162,7 +182,7 @@ fn locate_in(packet: &[u8], len: usize, upper: &Upper) -> Result<Located, Error>
         // one's complement sum of the ICMP message starting with the ICMP
         // Type."
         Protocol::Icmp => Ok(Checksum::new()),
-        _ => upper.pseudo_header((end - start) as u32),
+        _ => upper.pseudo_header(pseudo_len),
     };
     let unverifiable = if upper.fragment == Fragment::First {
         Some(Error::FirstFragment)
@@ -191,7 +211,14 @@ pub(super) fn report(packet: &[u8], upper: &Upper) -> Result<Report, Error> {
     let located = locate(packet, upper)?;
     let stored = be16(packet, located.field).ok_or(Error::Truncated)?;
     let sum = located.sum(packet);
-    let (status, computed) = if located.protocol == Protocol::Udp && stored == 0 {
+    let (status, computed) = if located.protocol == Protocol::UdpLite && stored == 0 {
+        // RFC 3828 §3.1: "the checksum field [...] MUST be computed": a
+        // zero is no checksum, which UDP-Lite does not allow.
+        (
+            Status::Illegal,
+            sum.map_or(stored, |sum| located.value(sum)),
+        )
+    } else if located.protocol == Protocol::Udp && stored == 0 {
         // A zero is judged before the data, which it does not depend on.
         if located.ipv6 {
             // RFC 8200 §8.1: "IPv6 receivers must discard UDP packets
@@ -225,9 +252,10 @@ fn find(packet: &[u8]) -> Result<Located, Error> {
     locate(packet, &super::upper(packet)?)
 }
 
-/// The checksum that the upper layer (TCP, UDP, ICMPv4, ICMPv6) of the IP
-/// packet `packet` should carry, whatever its checksum field holds now. A
-/// UDP checksum that computes to 0 is returned as 0xffff, as it is sent.
+/// The checksum that the upper layer (TCP, UDP, UDP-Lite, ICMPv4, ICMPv6)
+/// of the IP packet `packet` should carry, whatever its checksum field
+/// holds now. A UDP or UDP-Lite checksum that computes to 0 is returned as
+/// 0xffff, as it is sent.
 ///
 /// An error if the upper layer is not one of those ([`Error::Protocol`]),
 /// or its checksum cannot be computed from these bytes: a fragment, lengths

@@ -1,5 +1,5 @@
-//! Protocol checksums: IPv4 headers; TCP, UDP, ICMPv4 and ICMPv6 over IPv4
-//! and IPv6 with their pseudo-headers; incremental updates (RFC 1624);
+//! Protocol checksums: IPv4 headers; TCP, UDP, UDP-Lite, ICMPv4 and ICMPv6
+//! over IPv4 and IPv6 with their pseudo-headers; incremental updates (RFC 1624);
 //! completion of partial checksums left by checksum offload.
 //!
 //! Everything here works in place on the bytes of one IP packet, starting at
@@ -17,7 +17,7 @@
 //! | this one | [`analyze`] and [`fix`] a whole packet: every checksum it carries, with a [`Status`]; [`upper`] finds the upper-layer header |
 //! | [`ipv4`] | the header checksum; the IPv4 pseudo-header and its offload seed |
 //! | [`ipv6`] | the IPv6 pseudo-header and its offload seed; the extension header walk |
-//! | [`l4`] | TCP, UDP, ICMPv4 and ICMPv6 checksums of an IP packet, whole or split across buffers: compute, verify, write |
+//! | [`l4`] | TCP, UDP, UDP-Lite, ICMPv4 and ICMPv6 checksums of an IP packet, whole or split across buffers: compute, verify, write |
 //! | [`incremental`] | RFC 1624 updates after a field changes, and a NAT rewrite of address and port |
 //! | [`partial`] | completing a checksum from `(csum_start, csum_offset)` as virtio-net and Linux hand it over, and writing the seed that offload expects |
 //!
@@ -248,6 +248,10 @@ pub enum Protocol {
     Icmp,
     /// ICMPv6 over IPv6 (with the IPv6 pseudo-header).
     Icmpv6,
+    /// UDP-Lite (RFC 3828, IP protocol 136), over IPv4 or IPv6: UDP's
+    /// pseudo-header, with a checksum over the first bytes that its
+    /// Checksum Coverage field names (0: all of them).
+    UdpLite,
 }
 
 impl Protocol {
@@ -259,15 +263,17 @@ impl Protocol {
     /// let all: ProtocolSet = Protocol::ALL.into_iter().collect();
     /// assert_eq!(all, ProtocolSet::ALL);
     /// ```
-    pub const ALL: [Protocol; 5] = [
+    pub const ALL: [Protocol; 6] = [
         Protocol::Ipv4,
         Protocol::Tcp,
         Protocol::Udp,
         Protocol::Icmp,
         Protocol::Icmpv6,
+        Protocol::UdpLite,
     ];
 
-    /// The lower-case name: `ipv4`, `tcp`, `udp`, `icmp` or `icmpv6`.
+    /// The lower-case name: `ipv4`, `tcp`, `udp`, `icmp`, `icmpv6` or
+    /// `udplite`.
     ///
     /// ```
     /// use fastpath::packet::Protocol;
@@ -283,6 +289,7 @@ impl Protocol {
             Protocol::Udp => "udp",
             Protocol::Icmp => "icmp",
             Protocol::Icmpv6 => "icmpv6",
+            Protocol::UdpLite => "udplite",
         }
     }
 }
@@ -305,7 +312,7 @@ pub struct ParseProtocolError;
 
 impl fmt::Display for ParseProtocolError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("expected one of ipv4, tcp, udp, icmp, icmpv6")
+        f.write_str("expected one of ipv4, tcp, udp, icmp, icmpv6, udplite")
     }
 }
 
@@ -339,7 +346,7 @@ impl ProtocolSet {
     /// No protocol.
     pub const EMPTY: ProtocolSet = ProtocolSet(0);
     /// Every protocol.
-    pub const ALL: ProtocolSet = ProtocolSet(0b1_1111);
+    pub const ALL: ProtocolSet = ProtocolSet(0b11_1111);
 
     /// The set with `protocol` added.
     ///

@@ -292,8 +292,9 @@ pub struct Tally {
     pub broken_ip: u64,
     /// Frames captured shorter than they were on the wire.
     pub cut: u64,
-    /// Checksums by protocol and status.
-    pub counts: [[u64; 5]; 5],
+    /// Checksums by protocol (indexed by [`Protocol`] as `usize`) and
+    /// status.
+    pub counts: [[u64; 5]; Protocol::ALL.len()],
     /// Checksums found inside tunnels (depth 1 or more).
     pub tunneled: u64,
     /// Frames with a bad or illegal checksum.
