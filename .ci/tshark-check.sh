@@ -46,7 +46,7 @@ tshark_verdicts() {
   # One line per frame and protocol: "frame proto status,status,...".
   tshark -n -r "$1" \
     -o ip.check_checksum:TRUE -o tcp.check_checksum:TRUE -o udp.check_checksum:TRUE \
-    -o ip.defragment:FALSE -o ipv6.defragment:FALSE \
+    -o udplite.check_checksum:TRUE -o ip.defragment:FALSE -o ipv6.defragment:FALSE \
     -T fields -E occurrence=a -E aggregator=, -e frame.number \
     -e ip.checksum.status -e tcp.checksum.status -e udp.checksum.status \
     -e icmp.checksum.status -e icmpv6.checksum.status 2>/dev/null |
@@ -55,8 +55,10 @@ tshark_verdicts() {
 }
 
 fastpath_verdicts() {
+  # tshark reports UDP-Lite's checksum in udp.checksum.status.
   "$fastpath" pcap verify --json "$1" |
     sed -E 's/.*"frame": ([0-9]+), "depth": ([0-9]+), "proto": "([a-z0-9]+)", "status": "([a-z]+)".*/\1 \3 \4/' |
+    sed -E 's/ udplite / udp /' |
     awk 'BEGIN { code["bad"] = 0; code["good"] = 1; code["unverified"] = 2; code["absent"] = 3; code["illegal"] = 4 }
       { key = $1 " " $2; if (!(key in seen)) { order[++n] = key; seen[key] = code[$3] } else seen[key] = seen[key] "," code[$3] }
       END { for (i = 1; i <= n; i++) print order[i], seen[order[i]] }'

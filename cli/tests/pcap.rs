@@ -214,6 +214,38 @@ fn ethernet_cases() -> Vec<Case> {
             &[GOOD4, (0, "tcp", "bad")],
         ),
         same("ipv4 udp", 1, eth(&v4_udp), &[GOOD4, (0, "udp", "good")]),
+        same(
+            "ipv4 udplite, coverage 8",
+            1,
+            eth(&ipv4(136, &udplite(&A4, 8, &data))),
+            &[GOOD4, (0, "udplite", "good")],
+        ),
+        case(
+            "ipv4 udplite, coverage 20, bad",
+            1,
+            eth(&ipv4(136, &spoil(udplite(&A4, 20, &data), 6))),
+            eth(&ipv4(136, &udplite(&A4, 20, &data))),
+            &[GOOD4, (0, "udplite", "bad")],
+        ),
+        same(
+            "ipv4 udplite, coverage 4: unverified",
+            1,
+            eth(&ipv4(136, &udplite(&A4, 4, &data))),
+            &[GOOD4, (0, "udplite", "unverified")],
+        ),
+        same(
+            "ipv6 udplite, whole",
+            1,
+            eth(&ipv6(136, &udplite(&A6, 0, &data))),
+            &[(0, "udplite", "good")],
+        ),
+        case(
+            "ipv6 udplite zero: illegal",
+            1,
+            eth(&ipv6(136, &set16(udplite(&A6, 0, &data), 6, 0))),
+            eth(&ipv6(136, &udplite(&A6, 0, &data))),
+            &[(0, "udplite", "illegal")],
+        ),
         case(
             "ipv4 udp, both bad",
             1,

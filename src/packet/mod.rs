@@ -30,12 +30,13 @@
 //!   [unverified](Status::Unverified) with [`Error::Length`].
 //! - **A checksum is good if the data sums to all ones with it**, as
 //!   receivers check: a stored 0xffff where 0x0000 is computed (or the
-//!   reverse) is good. A value computed here is 0xffff only for UDP's zero,
-//!   which RFC 768 sends as 0xffff (and for an all-zero ICMPv4 message, the
-//!   only data without a pseudo-header that can sum to 0x0000).
+//!   reverse) is good. A value computed here is 0xffff only for the zero of
+//!   UDP and UDP-Lite, which RFC 768 and RFC 3828 send as 0xffff (and for an
+//!   all-zero ICMPv4 message, the only data without a pseudo-header that can
+//!   sum to 0x0000).
 //! - **UDP's zero** is [`Status::Absent`] over IPv4 (no checksum) and
-//!   [`Status::Illegal`] over IPv6, judged from the field alone, even when
-//!   the data is cut short. [`fix`] leaves an absent checksum alone and
+//!   [`Status::Illegal`] over IPv6, UDP-Lite's [`Status::Illegal`] over
+//!   both, judged from the field alone, even when the data is cut short. [`fix`] leaves an absent checksum alone and
 //!   replaces an illegal one when it can compute it.
 //! - **Fragments are not guessed at.** A first fragment's checksum is
 //!   [unverified](Status::Unverified) ([`Error::FirstFragment`]); a later
@@ -416,8 +417,8 @@ pub enum Status {
     /// RFC 768 allows. Judged from the field alone, whatever the data.
     Absent,
     /// UDP over IPv6 with a checksum of 0, which RFC 8200 §8.1 forbids:
-    /// receivers drop the packet. Judged from the field alone, whatever the
-    /// data.
+    /// receivers drop the packet; UDP-Lite with a checksum of 0, which RFC
+    /// 3828 §3.1 forbids. Judged from the field alone, whatever the data.
     Illegal,
 }
 

@@ -76,7 +76,7 @@ pub struct Args {
     #[arg(long)]
     in_place: bool,
     /// Fix only these layers: a comma-separated list of ipv4, tcp, udp,
-    /// icmp, icmpv6 (all of them by default). A tunnel's outer checksum
+    /// icmp, icmpv6, udplite (all of them by default). A tunnel's outer checksum
     /// that was right is kept right, whatever its protocol.
     #[arg(long, value_delimiter = ',', value_name = "PROTOCOLS")]
     only: Vec<Protocol>,
@@ -90,7 +90,7 @@ pub struct Changes {
     /// Frames with a checksum field written.
     pub frames_fixed: u64,
     /// Fields written, by protocol (indexed by [`Protocol`] as `usize`).
-    pub fixed: [u64; 5],
+    pub fixed: [u64; Protocol::ALL.len()],
     /// Wrong checksums of protocols not in `--only`, left as they are.
     pub excluded: u64,
     /// Checksums that can't be verified, left as they are.

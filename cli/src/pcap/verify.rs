@@ -20,8 +20,9 @@
 //! what it writes). A good checksum's `computed` is `stored`, but for the
 //! other zero of ones' complement arithmetic: a TCP, ICMP, ICMPv6 or IPv4
 //! checksum stored as 0xffff whose data computes to 0x0000 is good (both
-//! zeros pass a receiver's check) with `computed` 0. UDP's computed 0 is
-//! sent as 0xffff (RFC 768), so its `computed` is 0xffff. Where nothing can
+//! zeros pass a receiver's check) with `computed` 0. UDP's and UDP-Lite's
+//! computed 0 is sent as 0xffff (RFC 768, RFC 3828), so their `computed`
+//! is 0xffff. Where nothing can
 //! be computed, or nothing is to be, `computed` is `stored`: `unverified`
 //! (the data is not all there or its lengths don't fit), `illegal` when its
 //! data can't be verified, and `absent` (UDP over IPv4 whose sender
@@ -204,7 +205,7 @@ impl Inspector {
         };
         if self.layers.iter().any(|l| {
             let r = &l.report;
-            r.status == Status::Good && r.stored == 0xffff && r.protocol != Protocol::Udp
+            r.status == Status::Good && r.stored == 0xffff && !sends_zero_as_ones(r.protocol)
         }) {
             self.computed_zeros(ip);
         }
@@ -230,7 +231,7 @@ impl Inspector {
     }
 
     /// Sets the `computed` of each good checksum stored as 0xffff (but
-    /// UDP's) to the checksum its data computes to: 0x0000, unless the
+    /// UDP's and UDP-Lite's) to the checksum its data computes to: 0x0000, unless the
     /// data sums to +0 (an all-zero ICMPv4 message, whose checksum is
     /// 0xffff). Found by storing 0x0000 in a copy: a good verdict there
     /// means the data computes to 0x0000.
@@ -240,7 +241,7 @@ impl Inspector {
             let report = self.layers[i].report;
             if report.status != Status::Good
                 || report.stored != 0xffff
-                || report.protocol == Protocol::Udp
+                || sends_zero_as_ones(report.protocol)
             {
                 continue;
             }
@@ -262,6 +263,12 @@ impl Inspector {
             }
         }
     }
+}
+
+/// Whether a computed checksum of 0 is sent as 0xffff: UDP's (RFC 768) and
+/// UDP-Lite's (RFC 3828), whose 0 in the field means something else.
+fn sends_zero_as_ones(protocol: Protocol) -> bool {
+    matches!(protocol, Protocol::Udp | Protocol::UdpLite)
 }
 
 /// The gap of an IP header that [`packet::analyze`] does not take.

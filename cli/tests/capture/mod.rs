@@ -100,6 +100,30 @@ pub fn udp(addresses: &Addresses, payload: &[u8]) -> Vec<u8> {
     udp_ports(addresses, 40000, 9, payload)
 }
 
+/// A UDP-Lite datagram (RFC 3828) whose checksum covers its first
+/// `coverage` bytes (0: all), with the pseudo-header of the whole datagram.
+/// A coverage the datagram does not have gets a checksum over all of it.
+pub fn udplite(addresses: &Addresses, coverage: u16, payload: &[u8]) -> Vec<u8> {
+    let mut s = Vec::new();
+    s.extend(40000u16.to_be_bytes());
+    s.extend(5004u16.to_be_bytes());
+    s.extend(coverage.to_be_bytes());
+    s.extend([0, 0]);
+    s.extend(payload);
+    let covered = match usize::from(coverage) {
+        c @ 8.. if c <= s.len() => c,
+        _ => s.len(),
+    };
+    let mut data = pseudo(addresses, 136, s.len());
+    data.extend(&s[..covered]);
+    let value = match checksum(&data) {
+        0 => 0xffff,
+        value => value,
+    };
+    s[6..8].copy_from_slice(&value.to_be_bytes());
+    s
+}
+
 /// An ICMP echo request.
 pub fn icmp(payload: &[u8]) -> Vec<u8> {
     let mut s = vec![8, 0, 0, 0, 0x12, 0x34, 0, 1];
