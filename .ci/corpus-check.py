@@ -37,7 +37,7 @@ def tshark_verdicts(path):
     tshark cannot read the file."""
     args = ["tshark", "-n", "-r", path,
             "-o", "ip.check_checksum:TRUE", "-o", "tcp.check_checksum:TRUE",
-            "-o", "udp.check_checksum:TRUE",
+            "-o", "udp.check_checksum:TRUE", "-o", "udplite.check_checksum:TRUE",
             "-o", "ip.defragment:FALSE", "-o", "ipv6.defragment:FALSE",
             "-T", "fields", "-E", "occurrence=a", "-E", "aggregator=,",
             "-e", "frame.number"]
@@ -69,7 +69,9 @@ def fastpath_verdicts(binary, path):
             continue
         if "frame" not in obj:
             continue
-        verdicts.setdefault((obj["frame"], obj["proto"]), []).append((obj["depth"], obj["status"]))
+        # tshark reports UDP-Lite's checksum in udp.checksum.status.
+        proto = "udp" if obj["proto"] == "udplite" else obj["proto"]
+        verdicts.setdefault((obj["frame"], proto), []).append((obj["depth"], obj["status"]))
     ordered = {key: [status for _, status in sorted(v, key=lambda x: x[0])]
                for key, v in verdicts.items()}
     depth0 = {key for key, v in verdicts.items() if any(d == 0 for d, _ in v)}

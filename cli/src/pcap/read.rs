@@ -203,6 +203,9 @@ impl Capture {
             .ok()
             .filter(|m| m.is_file())
             .map_or(0, |m| m.len());
+        if size == 0 {
+            widen_pipe(&file);
+        }
         Capture::new(file, size, BUFFER)
     }
 
@@ -219,7 +222,11 @@ impl Capture {
                 message: "standard input is a terminal, not a capture: pipe one in".into(),
             });
         }
-        Capture::new(stdin.lock(), stdin_size(), BUFFER)
+        let size = stdin_size();
+        if size == 0 {
+            widen_pipe(&stdin);
+        }
+        Capture::new(stdin.lock(), size, BUFFER)
     }
 
     /// Reads a capture, pcap or pcapng, from `input` (a
@@ -818,6 +825,36 @@ fn stdin_size() -> u64 {
 fn stdin_size() -> u64 {
     0
 }
+
+/// The size [`widen_pipe`] asks for: Linux's default limit for a user
+/// without `CAP_SYS_RESOURCE` (`/proc/sys/fs/pipe-max-size`).
+#[cfg(target_os = "linux")]
+const PIPE: libc::c_int = 1 << 20;
+
+/// Grows the pipe (or FIFO) `input` is, if it is one, to [`PIPE`] bytes,
+/// if it is smaller and the system allows it; does nothing to anything
+/// else. With Linux's default of 64 KiB, the writer and the reader take
+/// turns every 64 KiB: `cat 1GiB.pcap | fastpath pcap verify -` took 1.2 s
+/// where verifying the file took 0.2; with 1 MiB, 0.4 s, the time `cat`
+/// alone takes to write it into such a pipe (Zen 4, Linux 6.1).
+#[cfg(target_os = "linux")]
+fn widen_pipe(input: &impl std::os::fd::AsFd) {
+    use std::os::fd::AsRawFd;
+    let fd = input.as_fd().as_raw_fd();
+    // SAFETY: `fcntl` with F_GETPIPE_SZ and F_SETPIPE_SZ takes an integer
+    // argument and touches no memory of ours; on a descriptor that is no
+    // pipe it fails (EBADF), and that and any other failure leave the
+    // descriptor as it was.
+    unsafe {
+        let size = libc::fcntl(fd, libc::F_GETPIPE_SZ);
+        if (0..PIPE).contains(&size) {
+            libc::fcntl(fd, libc::F_SETPIPE_SZ, PIPE);
+        }
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn widen_pipe<T>(_input: &T) {}
 
 /// Reads until `buf` is full or the file ends: the number of bytes read.
 fn read_full(input: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
