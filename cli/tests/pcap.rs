@@ -1035,6 +1035,32 @@ fn link_cases() -> Vec<(u16, &'static str, Vec<Case>)> {
             "ieee802-11",
             pair(105, &|ip| wlan(0x02, Some(0), false, &snap(ip))),
         ),
+        (242, "ipoib", pair(242, &|ip| ipoib(ethertype(ip), ip))),
+        (129, "arcnet-linux", pair(129, &|ip| arcnet(true, 212, ip))),
+        (7, "arcnet-bsd", pair(7, &|ip| arcnet(false, 240, ip))),
+        (
+            226,
+            "ipnet",
+            pair(226, &|ip| ipnet(if ip[0] >> 4 == 4 { 2 } else { 26 }, ip)),
+        ),
+        (258, "pktap", pair(258, &|ip| pktap(1, &eth(ip)))),
+        (
+            1,
+            "arista",
+            pair(1, &|ip| {
+                ethernet(&[], 0xd28b, &arista(0x0010, ethertype(ip), ip))
+            }),
+        ),
+        (
+            229,
+            "ipv6-carrying-ipv4",
+            vec![same(
+                "ipv4 on an ipv6 link: not ip, as wireshark",
+                229,
+                v4.clone(),
+                &[],
+            )],
+        ),
     ]
 }
 

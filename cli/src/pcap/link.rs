@@ -1,11 +1,15 @@
 //! Link layers: where the IP packet starts in a frame.
 //!
+//! The link types are libpcap's LINKTYPE_ values
+//! (<https://www.tcpdump.org/linktypes.html>), which also describes their
+//! headers.
+//!
 //! | LINKTYPE | what | the network protocol |
 //! |---|---|---|
 //! | 1 | Ethernet, with any stack of 802.1Q (0x8100), 802.1ad (0x88a8) and old QinQ (0x9100) tags | the EtherType |
 //! | 113 | Linux cooked capture (SLL), 16-byte header | the protocol field at 14, an EtherType (VLAN tags followed) |
 //! | 276 | Linux cooked capture v2 (SLL2), 20-byte header | the protocol field at 0 |
-//! | 101, 228, 229 | raw IP, IPv4, IPv6 | the version field (as Wireshark: an IPv6 packet on a 228 link is IPv6) |
+//! | 101, 228, 229 | raw IP, IPv4, IPv6 | the version field (as Wireshark: an IPv6 packet on a 228 link is IPv6, but an IPv4 packet on a 229 link is nothing) |
 //! | 12, 14 | DLT_RAW of some systems, written as is by old libpcaps | raw IP if the version field says 4 or 6; otherwise 12 is OpenBSD's DLT_LOOP |
 //! | 0 | BSD loopback (DLT_NULL): a 4-byte address family in the byte order of the machine that captured, which need not be the file's | AF_INET 2; AF_INET6 24, 28 or 30 (NetBSD/OpenBSD, FreeBSD, Darwin), as Wireshark |
 //! | 108 | OpenBSD loopback (DLT_LOOP): the same family, big-endian | the same |
@@ -16,6 +20,10 @@
 //! | 105 | IEEE 802.11 data frames (not protected, not A-MSDUs): the header (24 bytes, 30 with four addresses, 2 more of QoS control, 4 more of HT control if QoS and the order bit), a mesh control field if Wireshark would see one, then LLC/SNAP (aa aa 03, OUI 00-00-00 or 00-00-f8) | the EtherType |
 //! | 127 | radiotap (its length at 2, little-endian), then 802.11, padded to 4 bytes after the header if the radiotap flags say so | the same |
 //! | 239 | Linux NFLOG: family, version, resource id, then TLVs (type 9 the packet) whose 16-bit length and type are in the capturing machine's byte order (read little-endian, or big-endian if that finds no packet TLV), each padded to 4 bytes | the EtherType of the NFULA_PACKET_HDR TLV if there is one and not 0; else the family: 2 IPv4, 10 IPv6 |
+//! | 242 | IP over InfiniBand (RFC 4391 section 6; libpcap's LINKTYPE_IPOIB): a 40-byte pseudo-header (a global route header, or the destination's QPN and GID), then the 4-byte IPoIB header: EtherType, reserved | 0x0800 IPv4 (or IPv6 by the version field), 0x86dd IPv6; nothing else, no VLAN tags, as Wireshark |
+//! | 7, 129 | ARCNET, BSD (source, destination) and Linux (source, destination, 2-byte offset) headers, then the protocol ID (RFC 1051, RFC 1201); RFC 1201 IDs have a split flag and a 2-byte sequence number after them, and on BSD a split flag 0xff marks an exception frame: 0xff, 2 bytes of padding, the protocol ID again, then the split flag and sequence number | 240 (RFC 1051) and 212 (RFC 1201) IPv4, or IPv6 by the version field; Wireshark 4.0 decodes no other as IP |
+//! | 226 | Solaris IPNET: version, family, hook type, packet length (big-endian, 32 bits), then 16 bytes of interface and zone ids; the packet is the last `length` bytes of the frame, as Wireshark reads it (24 bytes in if the frame is cut short) | 2 IPv4 (or IPv6 by the version field), 26 IPv6 |
+//! | 258, 149 | Apple PKTAP (libpcap's LINKTYPE_PKTAP; Wireshark 4.0 also decodes USER2 as PKTAP): a little-endian header whose length (at 0, at least 108), record type (at 4, 1 a packet) and link type of the frame after it (at 8) are read | the link type's, as decoded here (but PKTAP in PKTAP) |
 //!
 //! Wherever an EtherType is (Ethernet, SLL, NFLOG, 802.11's SNAP header,
 //! Ethernet inside a tunnel or a pseudowire), these follow it:
@@ -31,6 +39,11 @@
 //!   EtherType followed here, else without. A bottom label 13 (GAL) or 14
 //!   (OAM alert) carries no IP;
 //! - PPPoE session, 0x8864: the 6-byte PPPoE header, then PPP.
+//! - Arista's vendor-specific protocol (AVSP), 0xd28b: a 2-byte subtype;
+//!   if it is 1 (a timestamp), a 2-byte version and a timestamp of 8
+//!   bytes (versions 0x0010 and 0x0110) or 6 (0x0020 and 0x0120), another
+//!   version ending the decoding; then the EtherType of what follows, as
+//!   Wireshark 4.0's AVSP dissector reads it.
 //!
 //! Wireshark 4.0 tells an Ethernet pseudowire's control word by whether
 //! the bytes look like two addresses of known vendors (its OUI file); the
@@ -58,6 +71,9 @@ const ETHERTYPE_MPLS_MULTICAST: u16 = 0x8848;
 const ETHERTYPE_PPPOE_SESSION: u16 = 0x8864;
 /// Transparent Ethernet bridging: an Ethernet frame (Cisco HDLC, GRE).
 const ETHERTYPE_TEB: u16 = 0x6558;
+/// Arista's vendor-specific protocol: a timestamp header before the
+/// EtherType of the packet.
+const ETHERTYPE_ARISTA: u16 = 0xd28b;
 
 /// PPP protocols: IPv4, IPv6, MPLS unicast and multicast.
 const PPP_IPV4: u16 = 0x0021;
@@ -94,7 +110,12 @@ pub fn locate(link: u16, frame: &[u8]) -> Network {
             (Some(ARPHRD_NETLINK), _) | (None, _) | (_, None) => Network::NotIp,
             (_, Some(protocol)) => decode(frame, Header::EtherType(protocol), 20),
         },
-        101 | 228 | 229 => raw(frame),
+        101 | 228 => raw(frame),
+        // As Wireshark's IPv6 dissector: nothing but version 6.
+        229 => match frame.first().map(|b| b >> 4) {
+            Some(6) => Network::Ip(0),
+            _ => Network::NotIp,
+        },
         12 => match raw(frame) {
             Network::NotIp => family(frame, true),
             ip => ip,
@@ -109,6 +130,11 @@ pub fn locate(link: u16, frame: &[u8]) -> Network {
         239 => nflog(frame),
         105 => ieee80211(frame, 0, false),
         127 => radiotap(frame),
+        242 => ipoib(frame),
+        7 => arcnet_ip(frame, false),
+        129 => arcnet_ip(frame, true),
+        226 => ipnet(frame),
+        258 | 149 => pktap_ip(frame),
         _ => Network::OtherLink,
     }
 }
@@ -116,6 +142,12 @@ pub fn locate(link: u16, frame: &[u8]) -> Network {
 /// An Ethernet frame: destination, source, EtherType, VLAN tags.
 pub fn ethernet(frame: &[u8]) -> Network {
     decode(frame, Header::Ethernet, 0)
+}
+
+/// An MPLS label stack (RFC 3032), then what it carries, as after the
+/// EtherType 0x8847: see [`mpls`].
+pub fn mpls_stack(frame: &[u8]) -> Network {
+    decode(frame, Header::Mpls, 0)
 }
 
 /// A header of the link layer, which tells what follows it.
@@ -160,6 +192,10 @@ fn step(frame: &[u8], header: Header, offset: usize) -> Result<(Header, usize), 
             ETHERTYPE_MPLS | ETHERTYPE_MPLS_MULTICAST => Ok((Header::Mpls, offset)),
             // Version and type, code, session id, length.
             ETHERTYPE_PPPOE_SESSION => Ok((Header::Ppp, offset + 6)),
+            ETHERTYPE_ARISTA => match arista(frame, offset) {
+                Some((protocol, at)) => Ok((Header::EtherType(protocol), at)),
+                None => Err(Network::NotIp),
+            },
             _ => Err(Network::NotIp),
         },
         Header::Ppp => {
@@ -404,6 +440,142 @@ fn ieee80211(frame: &[u8], offset: usize, padded: bool) -> Network {
     }
 }
 
+/// The 40-byte pseudo-header of an IP over InfiniBand frame (a global
+/// route header, or the destination's queue pair number and GID), which
+/// libpcap's LINKTYPE_IPOIB puts before the IPoIB header of RFC 4391
+/// section 6.
+const IPOIB_PSEUDO_HEADER: usize = 40;
+
+/// IP over InfiniBand: the pseudo-header, then the IPoIB header
+/// (EtherType, 2 reserved bytes). Wireshark follows IPv4 and IPv6 only.
+fn ipoib(frame: &[u8]) -> Network {
+    let at = IPOIB_PSEUDO_HEADER + 4;
+    match be16(frame, IPOIB_PSEUDO_HEADER) {
+        Some(ETHERTYPE_IPV4) => ip(frame, at, false),
+        Some(ETHERTYPE_IPV6) => ip(frame, at, true),
+        _ => Network::NotIp,
+    }
+}
+
+/// The ARCNET protocol ID of IPv4 in RFC 1051's framing.
+pub const ARCNET_IP_1051: u8 = 240;
+/// The ARCNET protocol ID of IPv4 in RFC 1201's framing.
+pub const ARCNET_IP_1201: u8 = 212;
+
+/// The protocol ID of an ARCNET frame and where its payload starts, or
+/// `None` if the frame is cut short in its header. `linux`: the Linux
+/// header (LINKTYPE_ARCNET_LINUX 129), with the 2-byte offset field of
+/// the hardware frame after the source and destination; else the BSD
+/// one (LINKTYPE_ARCNET_BSD 7), which may be an exception frame. After
+/// the protocol ID, RFC 1201's split flag and sequence number (RFC 1201,
+/// "Link Layer Fragmentation"), but for the IDs Wireshark knows to have
+/// none: RFC 1051's IP and ARP (240, 241), diagnose (0x80) and BACnet
+/// (0xcd).
+pub fn arcnet(frame: &[u8], linux: bool) -> Option<(u8, usize)> {
+    let at = if linux { 4 } else { 2 };
+    let protocol = *frame.get(at)?;
+    let mut at = at + 1;
+    if !matches!(protocol, ARCNET_IP_1051 | 241 | 0x80 | 0xcd) {
+        // An exception frame: the flag 0xff, 2 bytes of padding, the
+        // protocol ID again, then the split flag.
+        if !linux && *frame.get(at)? == 0xff {
+            at += 4;
+        }
+        // The split flag and the sequence number.
+        at += 3;
+    }
+    (at <= frame.len()).then_some((protocol, at))
+}
+
+/// An ARCNET frame's IP packet: after the protocol IDs of IP, read as
+/// Wireshark's "ip" dissector does (IPv6 if the version field says 6).
+fn arcnet_ip(frame: &[u8], linux: bool) -> Network {
+    match arcnet(frame, linux) {
+        Some((ARCNET_IP_1051 | ARCNET_IP_1201, at)) => ip(frame, at, false),
+        _ => Network::NotIp,
+    }
+}
+
+/// The families of Solaris IPNET: AF_INET, and Solaris's AF_INET6.
+const IPNET_INET: u8 = 2;
+const IPNET_INET6: u8 = 26;
+/// The length of the IPNET header.
+const IPNET_HEADER: usize = 24;
+
+/// Solaris IPNET (libpcap's LINKTYPE_IPNET; the header is tcpdump's
+/// ipnet_hdr_t, print-ipnet.c): version, family, hook type, the packet's
+/// length, interface and zone ids. Wireshark takes the packet to be the
+/// last `length` bytes of the frame; past the header, as a frame cut
+/// short by the snap length holds less than `length`.
+fn ipnet(frame: &[u8]) -> Network {
+    let (Some(&family), Some(len)) = (frame.get(1), be32(frame, 4)) else {
+        return Network::NotIp;
+    };
+    let at = usize::try_from(len)
+        .ok()
+        .and_then(|len| frame.len().checked_sub(len))
+        .map_or(IPNET_HEADER, |at| at.max(IPNET_HEADER));
+    match family {
+        IPNET_INET => ip(frame, at, false),
+        IPNET_INET6 => ip(frame, at, true),
+        _ => Network::NotIp,
+    }
+}
+
+/// The shortest PKTAP header (Darwin's struct pktap_header).
+const PKTAP_MIN_HEADER: u32 = 108;
+/// The PKTAP record type of a packet.
+const PKTAP_PACKET: u32 = 1;
+
+/// The link type of the frame inside an Apple PKTAP header and where that
+/// frame starts; `None` if the header is shorter than its minimum or than
+/// its length field, or is no packet's. Its fields are little-endian
+/// (libpcap's LINKTYPE_PKTAP; Darwin's net/pktap.h).
+pub fn pktap(frame: &[u8]) -> Option<(u32, usize)> {
+    let len = le32(frame, 0)?;
+    if len < PKTAP_MIN_HEADER || le32(frame, 4)? != PKTAP_PACKET {
+        return None;
+    }
+    let len = usize::try_from(len).ok()?;
+    (len <= frame.len()).then_some((le32(frame, 8)?, len))
+}
+
+/// A PKTAP frame's IP packet: the inner frame decoded as its link type
+/// says, but for PKTAP again (which Wireshark would decode, to no end
+/// here) and link types not decoded.
+fn pktap_ip(frame: &[u8]) -> Network {
+    let Some((link, at)) = pktap(frame) else {
+        return Network::NotIp;
+    };
+    let Some(inner) = u16::try_from(link).ok().filter(|l| !matches!(l, 258 | 149)) else {
+        return Network::NotIp;
+    };
+    match frame.get(at..).map(|rest| locate(inner, rest)) {
+        Some(Network::Ip(offset)) => Network::Ip(at + offset),
+        _ => Network::NotIp,
+    }
+}
+
+/// Arista's vendor-specific header at `offset` (after its EtherType): the
+/// EtherType after it and where that protocol starts; `None` if cut
+/// short or a timestamp of a version not known. The header as Wireshark
+/// 4.0's AVSP dissector (packet-arista.c) and tcpdump's print-arista.c
+/// read it: a subtype,
+/// and if it is 1 (a timestamp), a version and the timestamp (64 bits: 4
+/// bytes of seconds, 4 of nanoseconds; 48 bits: 2 and 4); then the
+/// EtherType.
+pub fn arista(frame: &[u8], offset: usize) -> Option<(u16, usize)> {
+    let at = match be16(frame, offset)? {
+        1 => match be16(frame, offset + 2)? {
+            0x0010 | 0x0110 => offset + 12,
+            0x0020 | 0x0120 => offset + 10,
+            _ => return None,
+        },
+        _ => offset + 2,
+    };
+    Some((be16(frame, at)?, at + 2))
+}
+
 /// Raw IP: the version field tells IPv4 from IPv6.
 fn raw(frame: &[u8]) -> Network {
     match frame.first().map(|b| b >> 4) {
@@ -451,6 +623,12 @@ fn le16(data: &[u8], at: usize) -> Option<u16> {
 fn le32(data: &[u8], at: usize) -> Option<u32> {
     let bytes = data.get(at..)?.first_chunk::<4>()?;
     Some(u32::from_le_bytes(*bytes))
+}
+
+/// The big-endian 32-bit field at `at`, if the data holds it.
+fn be32(data: &[u8], at: usize) -> Option<u32> {
+    let bytes = data.get(at..)?.first_chunk::<4>()?;
+    Some(u32::from_be_bytes(*bytes))
 }
 
 /// The big-endian 16-bit field at `at`, if the data holds it.
@@ -854,7 +1032,7 @@ mod tests {
         /// frame, or none; never a panic.
         #[test]
         fn any_bytes_give_an_offset_inside_the_frame(
-            link in prop::sample::select(vec![0u16, 1, 9, 12, 50, 51, 104, 105, 108, 113, 127, 204, 239, 276]),
+            link in prop::sample::select(vec![0u16, 1, 7, 9, 12, 50, 51, 104, 105, 108, 113, 127, 129, 149, 204, 226, 239, 242, 258, 276]),
             prefix in 0..PREFIXES.len(),
             tail in vec(any::<u8>(), 0..160),
         ) {
@@ -865,6 +1043,162 @@ mod tests {
                 Network::OtherLink => prop_assert!(false, "{link} is decoded"),
             }
         }
+    }
+
+    #[test]
+    fn ipoib_pseudo_header_then_ethertype() {
+        let ib = |ethertype: u16, payload: &[u8]| {
+            let mut f = vec![0; 40];
+            f.extend(ethertype.to_be_bytes());
+            f.extend([0, 0]);
+            f.extend(payload);
+            f
+        };
+        assert_eq!(locate(242, &ib(0x0800, &IPV4)), Network::Ip(44));
+        assert_eq!(locate(242, &ib(0x86dd, &IPV6)), Network::Ip(44));
+        assert_eq!(locate(242, &ib(0x0800, &IPV6)), Network::Ip(44));
+        assert_eq!(locate(242, &ib(0x86dd, &IPV4)), Network::NotIp);
+        // ARP; a VLAN tag (not followed); nothing after the header.
+        assert_eq!(locate(242, &ib(0x0806, &[0; 28])), Network::NotIp);
+        let tagged = [&[0x00, 0x05, 0x08, 0x00][..], &IPV4].concat();
+        assert_eq!(locate(242, &ib(0x8100, &tagged)), Network::NotIp);
+        assert_eq!(locate(242, &ib(0x0800, &[])), Network::NotIp);
+        assert_eq!(locate(242, &[0; 41]), Network::NotIp);
+    }
+
+    #[test]
+    fn arcnet_bsd_and_linux_headers() {
+        // Linux: source, destination, offset, protocol ID.
+        assert_eq!(locate(129, &[1, 2, 0, 0, 240, 0x45]), Network::Ip(5));
+        assert_eq!(
+            locate(129, &[1, 2, 0, 0, 212, 0, 0, 1, 0x45]),
+            Network::Ip(8)
+        );
+        assert_eq!(
+            locate(129, &[1, 2, 0, 0, 212, 0, 0, 1, 0x60]),
+            Network::Ip(8)
+        );
+        // No exception frames on Linux: 0xff is a split flag.
+        assert_eq!(
+            locate(129, &[1, 2, 0, 0, 212, 0xff, 0, 1, 0x45]),
+            Network::Ip(8)
+        );
+        // BSD: no offset field, exception frames.
+        assert_eq!(locate(7, &[1, 2, 240, 0x45]), Network::Ip(3));
+        assert_eq!(locate(7, &[1, 2, 212, 0, 0, 1, 0x45]), Network::Ip(6));
+        assert_eq!(
+            locate(7, &[1, 2, 212, 0xff, 0, 0, 212, 0, 0, 1, 0x45]),
+            Network::Ip(10)
+        );
+        // ARP, IPv6 (not decoded by Wireshark 4.0), BACnet; cut short.
+        assert_eq!(locate(129, &[1, 2, 0, 0, 213, 0, 0, 1, 0]), Network::NotIp);
+        assert_eq!(
+            locate(129, &[1, 2, 0, 0, 0xc4, 0, 0, 1, 0x60]),
+            Network::NotIp
+        );
+        assert_eq!(locate(7, &[1, 2, 0xcd, 0x45]), Network::NotIp);
+        assert_eq!(locate(7, &[1, 2, 212, 0, 0]), Network::NotIp);
+        assert_eq!(locate(7, &[1, 2, 212, 0, 0, 1]), Network::NotIp);
+        assert_eq!(locate(129, &[1, 2, 0]), Network::NotIp);
+        assert_eq!(arcnet(&[1, 2, 212, 0xff, 0], false), None);
+    }
+
+    /// A Solaris IPNET frame of family `family`: the header, `gap` bytes,
+    /// then `packet`, whose length the header holds.
+    fn ipnet(family: u8, gap: usize, packet: &[u8]) -> Vec<u8> {
+        let mut f = vec![1, family, 0, 0];
+        f.extend((packet.len() as u32).to_be_bytes());
+        f.resize(24 + gap, 0);
+        f.extend(packet);
+        f
+    }
+
+    #[test]
+    fn ipnet_packet_at_the_end_of_the_frame() {
+        assert_eq!(locate(226, &ipnet(2, 0, &IPV4)), Network::Ip(24));
+        assert_eq!(locate(226, &ipnet(26, 0, &IPV6)), Network::Ip(24));
+        assert_eq!(locate(226, &ipnet(2, 0, &IPV6)), Network::Ip(24));
+        assert_eq!(locate(226, &ipnet(26, 0, &IPV4)), Network::NotIp);
+        assert_eq!(locate(226, &ipnet(2, 4, &IPV4)), Network::Ip(28));
+        assert_eq!(locate(226, &ipnet(7, 0, &IPV4)), Network::NotIp);
+        // Cut by the snap length: the packet after the header.
+        let mut cut = ipnet(2, 0, &[0x45; 40]);
+        cut.truncate(30);
+        assert_eq!(locate(226, &cut), Network::Ip(24));
+        assert_eq!(locate(226, &ipnet(2, 0, &[])), Network::NotIp);
+        assert_eq!(locate(226, &[1, 2, 0, 0, 0]), Network::NotIp);
+    }
+
+    /// A PKTAP frame: a header of length `len` whose record type is
+    /// `record` and link type `link`, then `inner`.
+    fn pktap(len: u32, record: u32, link: u32, inner: &[u8]) -> Vec<u8> {
+        let mut f = len.to_le_bytes().to_vec();
+        f.extend(record.to_le_bytes());
+        f.extend(link.to_le_bytes());
+        f.resize(len as usize, 0);
+        f.extend(inner);
+        f
+    }
+
+    #[test]
+    fn pktap_inner_frames() {
+        for link in [258, 149] {
+            let ether = pktap(108, 1, 1, &eth(&[], 0x0800, &IPV4));
+            assert_eq!(locate(link, &ether), Network::Ip(108 + 14));
+            let null = pktap(112, 1, 0, &[2, 0, 0, 0, 0x45]);
+            assert_eq!(locate(link, &null), Network::Ip(116));
+            assert_eq!(locate(link, &pktap(108, 1, 101, &IPV6)), Network::Ip(108));
+            // Not a packet; a header too short; an inner link type not
+            // decoded; PKTAP in PKTAP; a length past the frame.
+            assert_eq!(locate(link, &pktap(108, 2, 101, &IPV6)), Network::NotIp);
+            assert_eq!(locate(link, &pktap(100, 1, 101, &IPV6)), Network::NotIp);
+            assert_eq!(locate(link, &pktap(108, 1, 147, &IPV6)), Network::NotIp);
+            assert_eq!(locate(link, &pktap(108, 1, 1 << 16, &IPV6)), Network::NotIp);
+            let nested = pktap(108, 1, 258, &pktap(108, 1, 101, &IPV4));
+            assert_eq!(locate(link, &nested), Network::NotIp);
+            let mut long = pktap(108, 1, 101, &IPV4);
+            long[0] = 200;
+            assert_eq!(locate(link, &long), Network::NotIp);
+            assert_eq!(locate(link, &[108, 0, 0]), Network::NotIp);
+        }
+    }
+
+    #[test]
+    fn arista_timestamps_before_the_ethertype() {
+        let avsp = |header: &[u8], ethertype: u16, payload: &[u8]| {
+            let inner = [header, &ethertype.to_be_bytes(), payload].concat();
+            eth(&[], 0xd28b, &inner)
+        };
+        // TAI (0x0010, 0x0020) and UTC (0x0110, 0x0120) timestamps.
+        for utc in [0, 1] {
+            let header = [0, 1, utc, 0x10, 0, 0, 0, 0, 0, 0, 0, 0];
+            assert_eq!(locate(1, &avsp(&header, 0x0800, &IPV4)), Network::Ip(28));
+            let short = [0, 1, utc, 0x20, 0, 0, 0, 0, 0, 0];
+            assert_eq!(locate(1, &avsp(&short, 0x86dd, &IPV6)), Network::Ip(26));
+        }
+        // VLAN and MPLS after it; another subtype; an unknown version.
+        let tagged = [&[0, 5, 0x88, 0x47][..], &label(3, true), &IPV4].concat();
+        let header = [0, 1, 0, 0x20, 0, 0, 0, 0, 0, 0];
+        assert_eq!(locate(1, &avsp(&header, 0x8100, &tagged)), Network::Ip(34));
+        assert_eq!(locate(1, &avsp(&[0, 2], 0x0800, &IPV4)), Network::Ip(18));
+        let unknown = [0, 1, 0, 0x11, 0, 0, 0, 0, 0, 0, 0, 0];
+        assert_eq!(locate(1, &avsp(&unknown, 0x0800, &IPV4)), Network::NotIp);
+        assert_eq!(
+            locate(1, &eth(&[], 0xd28b, &[0, 1, 0, 0x10, 0])),
+            Network::NotIp
+        );
+        // In a Linux cooked capture too.
+        let mut sll = vec![0, 0, 0, 1, 0, 6, 1, 2, 3, 4, 5, 6, 0, 0, 0xd2, 0x8b];
+        sll.extend([0, 2, 0x08, 0x00, 0x45]);
+        assert_eq!(locate(113, &sll), Network::Ip(20));
+    }
+
+    #[test]
+    fn raw_ipv6_takes_version_6_only() {
+        assert_eq!(locate(229, &IPV6), Network::Ip(0));
+        assert_eq!(locate(229, &IPV4), Network::NotIp);
+        assert_eq!(locate(229, &[0x50]), Network::NotIp);
+        assert_eq!(locate(229, &[]), Network::NotIp);
     }
 
     #[test]

@@ -325,31 +325,91 @@ const ARPHRD_NETLINK: u16 = 824;
 /// Why a frame of link type `link` in which [`link::locate`] found no IP
 /// may hold a checksum not verified; `None` if its link layer names a
 /// protocol that carries no IP (see [`NO_IP`]; values below 0x0600 are an
-/// 802.3 length, LLC, or an SLL protocol that is no EtherType: CAN, ...),
-/// or netlink.
+/// 802.3 length, LLC, or an SLL protocol that is no EtherType: CAN, ...;
+/// ARCNET's ARP and RARP), netlink, or a PKTAP record that is no packet.
+/// A PKTAP frame's is its inner frame's.
 fn not_ip(link: u16, data: &[u8]) -> Option<Gap> {
     let be16 = |at: usize| {
         data.get(at..)
             .and_then(|rest| rest.first_chunk::<2>())
             .map(|b| u16::from_be_bytes(*b))
     };
-    let (field, mut offset) = match link {
-        1 => (12, 14),
+    // Where an IP packet named by the link layer would start: cut short
+    // if there is nothing there, else malformed.
+    let ip_at = |at: usize| {
+        Some(if at >= data.len() {
+            Gap::Cut
+        } else {
+            Gap::Malformed
+        })
+    };
+    let (field, mut offset, tags) = match link {
+        1 => (12, 14, true),
         113 if be16(2) == Some(ARPHRD_NETLINK) => return None,
-        113 => (14, 16),
+        113 => (14, 16, true),
         276 if be16(8) == Some(ARPHRD_NETLINK) => return None,
-        276 => (0, 20),
+        276 => (0, 20, true),
+        // IPoIB: the EtherType after the 40-byte pseudo-header; no tags.
+        242 => (40, 44, false),
+        7 | 129 => {
+            return match link::arcnet(data, link == 129) {
+                None => Some(Gap::LinkCut),
+                Some((link::ARCNET_IP_1051 | link::ARCNET_IP_1201, at)) => ip_at(at),
+                // ARP and RARP (RFC 1051's, RFC 1201's).
+                Some((241 | 213 | 214, _)) => None,
+                Some(_) => Some(Gap::NoIp(link)),
+            };
+        }
+        // IPNET: the families of IPv4 and IPv6, after the 24-byte header.
+        226 => {
+            return match data.get(1) {
+                _ if data.len() < 8 => Some(Gap::LinkCut),
+                Some(2 | 26) => ip_at(24),
+                _ => Some(Gap::NoIp(link)),
+            };
+        }
+        258 | 149 => {
+            let Some((inner, at)) = link::pktap(data) else {
+                let record = data.get(4..8).is_some_and(|t| t != [1, 0, 0, 0]);
+                return (!record).then_some(Gap::NoIp(link));
+            };
+            let inner_data = data.get(at..).unwrap_or_default();
+            // PKTAP in PKTAP is not decoded.
+            return match u16::try_from(inner) {
+                Ok(inner) if !matches!(inner, 258 | 149) => match link::locate(inner, inner_data) {
+                    Network::OtherLink => Some(Gap::LinkType(inner)),
+                    _ => not_ip(inner, inner_data),
+                },
+                _ => Some(Gap::NoIp(link)),
+            };
+        }
         _ => return Some(Gap::NoIp(link)),
     };
     let Some(mut protocol) = be16(field) else {
         return Some(Gap::LinkCut);
     };
-    // VLAN tags: a tag control, then the next EtherType.
-    while matches!(protocol, 0x8100 | 0x88a8 | 0x9100) {
-        let Some(next) = be16(offset + 2) else {
-            return Some(Gap::LinkCut);
+    // VLAN tags: a tag control, then the next EtherType; Arista's header.
+    while tags && matches!(protocol, 0x8100 | 0x88a8 | 0x9100 | 0xd28b) {
+        let next = if protocol == 0xd28b {
+            link::arista(data, offset)
+        } else {
+            be16(offset + 2).map(|next| (next, offset + 4))
         };
-        (protocol, offset) = (next, offset + 4);
+        let Some(next) = next else {
+            // An Arista timestamp of a version not known, or a header cut.
+            let unknown = protocol == 0xd28b
+                && be16(offset) == Some(1)
+                && be16(offset + 2).is_some_and(|v| !matches!(v, 0x10 | 0x110 | 0x20 | 0x120));
+            return Some(if unknown {
+                Gap::EtherType(protocol)
+            } else {
+                Gap::LinkCut
+            });
+        };
+        (protocol, offset) = next;
+    }
+    if !tags && !matches!(protocol, 0x0800 | 0x86dd) && !NO_IP.contains(&protocol) {
+        return Some(Gap::EtherType(protocol));
     }
     match protocol {
         0x0800 | 0x86dd if offset >= data.len() => Some(Gap::Cut),

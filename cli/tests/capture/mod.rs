@@ -647,3 +647,88 @@ pub fn fastpath(args: &[&str]) -> std::process::Output {
 pub fn path(p: &std::path::Path) -> &str {
     p.to_str().unwrap()
 }
+
+// More link layers.
+
+/// An IP over InfiniBand frame (LINKTYPE_IPOIB): a 40-byte pseudo-header
+/// (the destination's QPN and GID), the EtherType, 2 reserved bytes, then
+/// `payload`.
+pub fn ipoib(ethertype: u16, payload: &[u8]) -> Vec<u8> {
+    let mut f = vec![0; 20];
+    f.extend([0x80, 0x00, 0x05, 0x50, 0xfe, 0x80, 0, 0, 0, 0, 0, 0]);
+    f.extend([0x00, 0x10, 0xe0, 0x00, 0x66, 0x4a, 0xb4, 0x51]);
+    f.extend(ethertype.to_be_bytes());
+    f.extend([0, 0]);
+    f.extend(payload);
+    f
+}
+
+/// An ARCNET frame from 0x50 to 0xbe: the Linux header (LINKTYPE 129,
+/// with the 2-byte offset field) if `linux`, else the BSD one (7); the
+/// protocol ID; for RFC 1201's protocols (not 240, 241), the split flag 0
+/// and a sequence number; then `payload`.
+pub fn arcnet(linux: bool, protocol: u8, payload: &[u8]) -> Vec<u8> {
+    let mut f = vec![0x50, 0xbe];
+    if linux {
+        f.extend([0xa8, 0x00]);
+    }
+    f.push(protocol);
+    if !matches!(protocol, 240 | 241) {
+        f.extend([0x00, 0x01, 0x66]);
+    }
+    f.extend(payload);
+    f
+}
+
+/// A Solaris IPNET frame (LINKTYPE 226): version 1, `family` (2 IPv4, 26
+/// IPv6), hook 0, the packet's length, interface 2 and zone ids, then
+/// `packet`.
+pub fn ipnet(family: u8, packet: &[u8]) -> Vec<u8> {
+    let mut f = vec![1, family, 0, 0];
+    f.extend((packet.len() as u32).to_be_bytes());
+    f.extend(2u32.to_be_bytes());
+    f.extend(0u32.to_be_bytes());
+    f.extend(u32::MAX.to_be_bytes());
+    f.extend(0u32.to_be_bytes());
+    f.extend(packet);
+    f
+}
+
+/// An Apple PKTAP frame (LINKTYPE 258): the 108-byte little-endian
+/// header (its length, record type 1, `link`, interface "en0", process
+/// id 512), then `inner`, a frame of link type `link`.
+pub fn pktap(link: u32, inner: &[u8]) -> Vec<u8> {
+    let mut f = 108u32.to_le_bytes().to_vec();
+    f.extend(1u32.to_le_bytes());
+    f.extend(link.to_le_bytes());
+    f.extend(b"en0");
+    f.resize(36, 0);
+    f.extend(2u32.to_le_bytes());
+    f.extend(2u32.to_le_bytes());
+    f.extend(14u32.to_le_bytes());
+    f.extend(0u32.to_le_bytes());
+    f.extend(512u32.to_le_bytes());
+    f.resize(84, 0);
+    f.extend(u32::MAX.to_le_bytes());
+    f.resize(108, 0);
+    f.extend(inner);
+    f
+}
+
+/// An Arista vendor-specific header (after EtherType 0xd28b): the
+/// timestamp subtype, `version` (0x0010 or 0x0110: 64 bits; 0x0020 or
+/// 0x0120: 48 bits), the timestamp, then `ethertype` and `payload`.
+pub fn arista(version: u16, ethertype: u16, payload: &[u8]) -> Vec<u8> {
+    let mut f = vec![0x00, 0x01];
+    f.extend(version.to_be_bytes());
+    let seconds: &[u8] = if version & 0xff == 0x20 {
+        &[0xed, 0x95]
+    } else {
+        &[0x5c, 0xee, 0xed, 0x57]
+    };
+    f.extend(seconds);
+    f.extend([0x38, 0x4f, 0x59, 0xc8]);
+    f.extend(ethertype.to_be_bytes());
+    f.extend(payload);
+    f
+}
