@@ -5,8 +5,20 @@
 //! here, the inner IP packet is analyzed in turn, one depth further:
 //!
 //! - IP-in-IP: protocol 4 (IPv4) or 41 (IPv6);
-//! - GRE (47), version 0, without the RFC 1701 routing field, carrying IPv4
-//!   (0x0800), IPv6 (0x86dd) or Ethernet (0x6558, with VLAN tags);
+//! - PIM (103, RFC 7761): a version 2 Register's packet after its 8-byte
+//!   header, IPv4 or IPv6 by its version field (PIM's own checksum, over
+//!   that header only, is no protocol of the report);
+//! - GRE (47; RFC 2784, RFC 2890, RFC 1701's routing field, RFC 2637's
+//!   enhanced GRE), its header read as Wireshark reads it (the version
+//!   matters only to PPP's acknowledgment number), carrying IPv4
+//!   (0x0800), IPv6 (0x86dd), Ethernet (0x6558, with VLAN tags), PPP
+//!   (0x880b, as on a PPP link), MPLS (0x8847, 0x8848, as after that
+//!   EtherType), NSH (0x894f), WCCP's redirected IPv4 (0x883e, after a
+//!   version 2 redirect header if the byte after GRE's first 4 is no IPv4
+//!   header's), Cisco MetaData (0x8909: an EtherType, IPv4, IPv6 or MPLS,
+//!   then 6 bytes), or an NHRP Traffic Indication (0x2001, RFC 2332;
+//!   its quoted packet is reported as an ICMP error's, see
+//!   [quoted packets](#quoted-packets));
 //! - ERSPAN in GRE, carrying Ethernet (with VLAN tags), as Wireshark tells
 //!   its types apart: type I is protocol 0x88be in a GRE header without a
 //!   sequence number (no ERSPAN header); otherwise (0x88be or 0x22eb) the
@@ -14,6 +26,11 @@
 //!   type III (a 12-byte header, and an 8-byte platform-specific subheader
 //!   if its O bit is set; frame type 0, Ethernet, only);
 //! - VXLAN: UDP to port 4789, carrying Ethernet;
+//! - VXLAN-GPE: UDP to port 4790, carrying what its next protocol says
+//!   (IPv4, IPv6, Ethernet, NSH, MPLS);
+//! - MPLS in UDP (RFC 7510): UDP to port 6635, an MPLS label stack;
+//! - NSH (RFC 8300), in GRE or VXLAN-GPE: its header, then IPv4, IPv6,
+//!   Ethernet or NSH by its next protocol;
 //! - Geneve: UDP to port 6081, version 0, after its options, carrying
 //!   Ethernet (0x6558, with VLAN tags), IPv4 (0x0800; an IPv6 packet there
 //!   too, as Wireshark's IP dissector takes it) or IPv6 (0x86dd);
@@ -31,9 +48,10 @@
 //! A UDP tunnel's inner packet ends where the UDP length says (GTP-U's
 //! where the GTP length says, if less). Wireshark tries a UDP datagram's
 //! lower port first, either of them: a G-PDU from port 2152 to 4789 is
-//! GTP-U here too, but VXLAN and Geneve are followed only to their
-//! destination port, and Geneve only in version 0 (Wireshark also decodes
-//! them from their port, and other Geneve versions as version 0).
+//! GTP-U here too, but VXLAN, VXLAN-GPE, MPLS in UDP and Geneve are
+//! followed only to their destination port, and Geneve only in version 0
+//! (Wireshark also decodes them from their port, and other Geneve
+//! versions as version 0).
 //!
 //! A tunnel is followed in a whole packet and in a first fragment (its
 //! inner headers are there; the inner upper layer is then cut short, so
@@ -54,10 +72,10 @@
 //! verified and wrong there, innermost first, and keeps the ICMP checksums
 //! around it right; it leaves what is reported otherwise as it is.
 //!
-//! A GRE checksum is no protocol of the report, but `fix` keeps it right:
-//! when it held before inner checksums were corrected, it is recomputed.
-//! So is a UDP tunnel's outer UDP checksum, which covers the inner packet
-//! (see [`fix`]).
+//! A GRE or NHRP checksum is no protocol of the report, but `fix` keeps
+//! it right: when it held before inner checksums were corrected, it is
+//! recomputed. So is a UDP tunnel's outer UDP checksum, which covers the
+//! inner packet (see [`fix`]).
 
 use std::ops::Range;
 
@@ -74,9 +92,14 @@ const IPPROTO_UDP: u8 = 17;
 const IPPROTO_IPV6: u8 = 41;
 const IPPROTO_GRE: u8 = 47;
 const IPPROTO_ICMPV6: u8 = 58;
+const IPPROTO_PIM: u8 = 103;
 const VXLAN_PORT: u16 = 4789;
+/// VXLAN-GPE (draft-ietf-nvo3-vxlan-gpe): VXLAN with a next protocol.
+const VXLAN_GPE_PORT: u16 = 4790;
 const GENEVE_PORT: u16 = 6081;
 const GTP_U_PORT: u16 = 2152;
+/// MPLS in UDP (RFC 7510).
+const MPLS_UDP_PORT: u16 = 6635;
 
 const ETHERTYPE_IPV4: u16 = 0x0800;
 const ETHERTYPE_IPV6: u16 = 0x86dd;
@@ -86,8 +109,28 @@ const ETHERTYPE_TEB: u16 = 0x6558;
 const ETHERTYPE_ERSPAN_II: u16 = 0x88be;
 /// ERSPAN type III.
 const ETHERTYPE_ERSPAN_III: u16 = 0x22eb;
-/// The GRE sequence number bit.
+/// PPP in PPTP's enhanced GRE (RFC 2637).
+const ETHERTYPE_PPP: u16 = 0x880b;
+/// WCCP's redirected packets (draft-wilson-wrec-wccp-v2): IPv4, after a
+/// 4-byte redirect header in version 2.
+const ETHERTYPE_WCCP: u16 = 0x883e;
+/// Cisco MetaData: an EtherType, then 6 bytes (version, length, options,
+/// security group tag), then the packet.
+const ETHERTYPE_CMD: u16 = 0x8909;
+const ETHERTYPE_MPLS: u16 = 0x8847;
+const ETHERTYPE_MPLS_MULTICAST: u16 = 0x8848;
+/// NSH, the Network Service Header (RFC 8300).
+const ETHERTYPE_NSH: u16 = 0x894f;
+/// NHRP (RFC 2332).
+const ETHERTYPE_NHRP: u16 = 0x2001;
+/// GRE flag bits (RFC 1701, RFC 2784, RFC 2890; the acknowledgment of
+/// PPTP's enhanced GRE, RFC 2637) and the version field.
+const GRE_CHECKSUM: u16 = 0x8000;
+const GRE_ROUTING: u16 = 0x4000;
+const GRE_KEY: u16 = 0x2000;
 const GRE_SEQUENCE: u16 = 0x1000;
+const GRE_ACK: u16 = 0x0080;
+const GRE_VERSION: u16 = 0x0007;
 
 /// ICMPv4 errors, which quote a packet: destination unreachable, source
 /// quench, redirect, time exceeded, parameter problem.
@@ -107,12 +150,22 @@ pub struct Layer {
 }
 
 /// The inner IP packet of a tunnel: where it is in the outer packet, the
-/// GRE packet around it if that has a checksum, and whether it is the
-/// packet an ICMP error quotes.
+/// checksum of a tunnel header around it that covers it (GRE's, NHRP's),
+/// and whether it is the packet an ICMP error (or an NHRP Traffic
+/// Indication) quotes.
 struct Tunnel {
     inner: Range<usize>,
-    gre_checksum: Option<Range<usize>>,
+    checksum: Option<Covering>,
     quoted: bool,
+}
+
+/// An Internet checksum of a tunnel header, no protocol of the report,
+/// which covers the inner packet: the bytes it covers and where its field
+/// is, in the outer packet.
+#[derive(Clone)]
+struct Covering {
+    covers: Range<usize>,
+    field: usize,
 }
 
 /// Every checksum of the IP packet `ip`, outermost first: each IP header
@@ -233,8 +286,8 @@ pub fn checksum_fields(ip: &[u8], fields: &mut Vec<usize>) {
         let Some(tunnel) = tunnel(packet, &analysis).filter(|_| depth < MAX_DEPTH) else {
             return;
         };
-        if let Some(gre) = &tunnel.gre_checksum {
-            fields.push(base + gre.start + 4);
+        if let Some(covering) = &tunnel.checksum {
+            fields.push(base + covering.field);
         }
         base += tunnel.inner.start;
         packet = &packet[tunnel.inner];
@@ -320,10 +373,11 @@ fn fix_at(
     if depth < MAX_DEPTH
         && let Some(tunnel) = tunnel(packet, &analysis)
     {
-        let gre = tunnel
-            .gre_checksum
-            .clone()
-            .filter(|gre| fastpath::checksum(&packet[gre.clone()]) == 0);
+        let covering = tunnel.checksum.clone().filter(|c| {
+            packet
+                .get(c.covers.clone())
+                .is_some_and(|b| fastpath::checksum(b) == 0)
+        });
         let inner = tunnel.inner.clone();
         // The outer checksums that are right now, to keep right whatever
         // the inner layers' fixes change.
@@ -340,13 +394,8 @@ fn fix_at(
             quoted || tunnel.quoted,
             layers,
         );
-        if let Some(gre) = gre
-            && fastpath::checksum(&packet[gre.clone()]) != 0
-        {
-            let field = gre.start + 4;
-            packet[field..field + 2].fill(0);
-            let sum = fastpath::checksum(&packet[gre]);
-            packet[field..field + 2].copy_from_slice(&sum.to_be_bytes());
+        if let Some(covering) = covering {
+            recompute(packet, &covering);
         }
         let keep = Protocol::ALL
             .iter()
@@ -359,6 +408,26 @@ fn fix_at(
     let analysis = packet::fix(packet, mine)?;
     push(layers, depth, base, &view(analysis));
     Ok(())
+}
+
+/// Writes the checksum `covering` of `packet` again if it is wrong.
+fn recompute(packet: &mut [u8], covering: &Covering) {
+    let Covering { covers, field } = covering.clone();
+    if packet
+        .get(covers.clone())
+        .is_none_or(|b| fastpath::checksum(b) == 0)
+    {
+        return;
+    }
+    if let Some(bytes) = packet.get_mut(field..field + 2) {
+        bytes.fill(0);
+    }
+    let Some(sum) = packet.get(covers).map(fastpath::checksum) else {
+        return;
+    };
+    if let Some(bytes) = packet.get_mut(field..field + 2) {
+        bytes.copy_from_slice(&sum.to_be_bytes());
+    }
 }
 
 /// The analysis of a packet that an ICMP error quotes (or of one inside
@@ -391,6 +460,160 @@ enum Payload {
     Ip(&'static [u8]),
     /// An Ethernet frame: the IP packet after its EtherType and VLAN tags.
     Ethernet,
+    /// PPP, maybe in HDLC-like framing (RFC 1661, RFC 1662), as on a PPP
+    /// link.
+    Ppp,
+    /// An MPLS label stack (RFC 3032), as after the EtherType 0x8847.
+    Mpls,
+    /// An NSH header (RFC 8300), then what its next protocol says.
+    Nsh,
+}
+
+/// The link type of PPP, maybe in HDLC-like framing, for [`link::locate`].
+const LINKTYPE_PPP: u16 = 9;
+/// Where the IP packet starts in `bytes`, which start with `payload`.
+fn locate(bytes: &[u8], payload: Payload) -> Option<usize> {
+    let (mut at, mut payload) = (0, payload);
+    loop {
+        let rest = bytes.get(at..)?;
+        let found = match payload {
+            Payload::Ip(versions) => versions.contains(&(rest.first()? >> 4)).then_some(0),
+            Payload::Ethernet => network(link::ethernet(rest)),
+            Payload::Ppp => network(link::locate(LINKTYPE_PPP, rest)),
+            Payload::Mpls => network(link::mpls_stack(rest)),
+            // Every NSH header takes 4 bytes at least: the loop ends.
+            Payload::Nsh => {
+                let (len, next) = nsh(rest)?;
+                at += len;
+                payload = next;
+                continue;
+            }
+        };
+        return found.map(|offset| at + offset);
+    }
+}
+
+/// The offset of an IP packet that [`link`] found.
+fn network(network: Network) -> Option<usize> {
+    match network {
+        Network::Ip(at) => Some(at),
+        _ => None,
+    }
+}
+
+/// An NSH header (RFC 8300) at the start of `header`: its length and what
+/// follows it, as Wireshark reads them: the length field counts 4-byte
+/// words, but MD type 1 takes 24 bytes whatever it says, MD type 2 at
+/// least 8 and another type at least 4; the next protocol is 1 (IPv4, or
+/// IPv6 for Wireshark's IP dissector), 2 (IPv6), 3 (Ethernet) or 4 (NSH).
+fn nsh(header: &[u8]) -> Option<(usize, Payload)> {
+    let &[_, length, md_type, next] = header.first_chunk::<4>()?;
+    let words = 4 * usize::from(length & 0x3f);
+    let len = match md_type {
+        1 => 24,
+        2 => words.max(8),
+        _ => words.max(4),
+    };
+    let payload = match next {
+        1 => Payload::Ip(&[4, 6]),
+        2 => Payload::Ip(&[6]),
+        3 => Payload::Ethernet,
+        4 => Payload::Nsh,
+        _ => return None,
+    };
+    Some((len, payload))
+}
+
+/// A VXLAN-GPE header (draft-ietf-nvo3-vxlan-gpe) at the start of
+/// `datagram`: 8 bytes, the next protocol in the fourth, read as Wireshark
+/// reads it whatever the P flag says: 1 IPv4 (or IPv6, for Wireshark's IP
+/// dissector), 2 IPv6, 3 Ethernet, 4 NSH, 5 MPLS.
+fn vxlan_gpe(datagram: &[u8]) -> Option<Payload> {
+    Some(match *datagram.get(3)? {
+        1 => Payload::Ip(&[4, 6]),
+        2 => Payload::Ip(&[6]),
+        3 => Payload::Ethernet,
+        4 => Payload::Nsh,
+        5 => Payload::Mpls,
+        _ => return None,
+    })
+}
+
+/// The length of a GRE header (RFC 2784, with the key and sequence number
+/// of RFC 2890, the routing field of RFC 1701, the acknowledgment number
+/// of PPTP's enhanced GRE, RFC 2637) at the start of `header`, as Wireshark
+/// reads it: the checksum and offset if C or R is set, the key, the
+/// sequence number, the acknowledgment number (only for PPP, protocol
+/// 0x880b, in a version other than 0), then the source route entries while
+/// R is set (address family, offset, length, then that many bytes, up to
+/// one of family 0 and length 0), and WCCP's 4-byte redirect header for
+/// protocol 0x883e if the byte after the first 4 is no IPv4 header's.
+fn gre_len(header: &[u8]) -> Option<usize> {
+    let flags = be16(header, 0)?;
+    let protocol = be16(header, 2)?;
+    let ppp = protocol == ETHERTYPE_PPP && flags & GRE_VERSION != 0;
+    let fields = [
+        flags & (GRE_CHECKSUM | GRE_ROUTING) != 0,
+        flags & GRE_KEY != 0,
+        flags & GRE_SEQUENCE != 0,
+        ppp && flags & GRE_ACK != 0,
+    ];
+    let mut len = 4 + 4 * fields.iter().filter(|&&f| f).count();
+    if flags & GRE_ROUTING != 0 {
+        // Every entry takes 4 bytes at least: the loop ends.
+        loop {
+            let family = be16(header, len)?;
+            let sre = usize::from(*header.get(len + 3)?);
+            len += 4;
+            if family == 0 && sre == 0 {
+                break;
+            }
+            len += sre;
+        }
+    }
+    if protocol == ETHERTYPE_WCCP && header.get(4)? >> 4 != 4 {
+        len += 4;
+    }
+    Some(len)
+}
+
+/// The NHRP packet type of a Traffic Indication (RFC 2332 defines types 1
+/// to 7; Cisco's DMVPN adds 8), which quotes the packet that caused it.
+const NHRP_TRAFFIC_INDICATION: u8 = 8;
+
+/// An NHRP packet (RFC 2332) at the start of `nhrp`: if it is a Traffic
+/// Indication, where the packet it quotes starts, what it is, and the
+/// size of the NHRP packet (which its checksum covers), as
+/// Wireshark reads it: after the 20-byte fixed header (its packet size at
+/// least 20, its extension offset 0 or between 20 and the packet size, the
+/// mandatory part not empty), the mandatory part's source and destination
+/// protocol address lengths, 6 bytes, the source NBMA address and
+/// subaddress (their lengths the low 6 bits of the fixed header's type and
+/// length fields), the source and destination protocol addresses. The
+/// protocol type of the fixed header tells what it is (0x0800 IPv4, or
+/// IPv6 for Wireshark's IP dissector; 0x86dd IPv6); it runs to the end of
+/// the NHRP packet's payload, extensions included, as Wireshark takes it.
+fn nhrp_indication(nhrp: &[u8]) -> Option<(usize, Payload, usize)> {
+    let fixed = nhrp.first_chunk::<20>()?;
+    let size = be16(fixed, 10)?;
+    let extensions = be16(fixed, 14)?;
+    let mandatory_end = match extensions {
+        0 => size,
+        _ if (20..=size).contains(&extensions) => extensions,
+        _ => return None,
+    };
+    if size < 20 || mandatory_end == 20 || fixed[17] != NHRP_TRAFFIC_INDICATION {
+        return None;
+    }
+    let payload = match be16(fixed, 2)? {
+        ETHERTYPE_IPV4 => Payload::Ip(&[4, 6]),
+        ETHERTYPE_IPV6 => Payload::Ip(&[6]),
+        _ => return None,
+    };
+    let (source, destination) = (*nhrp.get(20)?, *nhrp.get(21)?);
+    let addresses = [fixed[18] & 0x3f, fixed[19] & 0x3f, source, destination];
+    let offset = 28 + addresses.iter().map(|&len| usize::from(len)).sum::<usize>();
+    Some((offset, payload, usize::from(size)))
 }
 
 /// The tunnel that the upper layer of `packet` starts, if it is one
@@ -410,58 +633,82 @@ fn tunnel(packet: &[u8], analysis: &Analysis) -> Option<Tunnel> {
     let inner = |payload: Payload, offset: usize, end: usize| {
         let at = start + offset;
         let bytes = packet.get(at..end)?;
-        match payload {
-            Payload::Ip(versions) => versions.contains(&(bytes.first()? >> 4)).then_some(at..end),
-            Payload::Ethernet => match link::ethernet(bytes) {
-                Network::Ip(ip) => Some(at + ip..end),
-                _ => None,
-            },
-        }
+        Some(at + locate(bytes, payload)?..end)
     };
     let plain = |inner| Tunnel {
         inner,
-        gre_checksum: None,
+        checksum: None,
         quoted: false,
     };
     let quote = |inner| Tunnel {
         inner,
-        gre_checksum: None,
+        checksum: None,
         quoted: true,
     };
     match upper.protocol {
         IPPROTO_IPIP => inner(Payload::Ip(&[4]), 0, end).map(plain),
         IPPROTO_IPV6 => inner(Payload::Ip(&[6]), 0, end).map(plain),
+        // A PIM version 2 Register (RFC 7761, 4.9.3): an 8-byte header,
+        // then the whole packet registered, IPv4 or IPv6 by its version
+        // field (a Null-Register's dummy header, version 0, is no packet).
+        IPPROTO_PIM if header.first() == Some(&0x21) => {
+            inner(Payload::Ip(&[4, 6]), 8, end).map(plain)
+        }
         IPPROTO_GRE => {
             let flags = be16(header, 0)?;
-            let (checksum, routing, key, sequence) = (
-                flags & 0x8000 != 0,
-                flags & 0x4000 != 0,
-                flags & 0x2000 != 0,
-                flags & 0x1000 != 0,
-            );
-            if routing || flags & 0x0007 != 0 {
-                return None;
-            }
-            let len = 4 + 4 * (usize::from(checksum) + usize::from(key) + usize::from(sequence));
-            let (payload, erspan_len) = match be16(header, 2)? {
-                ETHERTYPE_IPV4 => (Payload::Ip(&[4]), 0),
-                ETHERTYPE_IPV6 => (Payload::Ip(&[6]), 0),
-                ETHERTYPE_TEB => (Payload::Ethernet, 0),
+            let len = gre_len(header)?;
+            let (payload, offset) = match be16(header, 2)? {
+                ETHERTYPE_IPV4 => (Payload::Ip(&[4]), len),
+                ETHERTYPE_IPV6 => (Payload::Ip(&[6]), len),
+                ETHERTYPE_TEB => (Payload::Ethernet, len),
                 // ERSPAN type I: no ERSPAN header.
-                ETHERTYPE_ERSPAN_II if flags & GRE_SEQUENCE == 0 => (Payload::Ethernet, 0),
+                ETHERTYPE_ERSPAN_II if flags & GRE_SEQUENCE == 0 => (Payload::Ethernet, len),
                 ETHERTYPE_ERSPAN_II | ETHERTYPE_ERSPAN_III => {
-                    (Payload::Ethernet, erspan(header.get(len..)?)?)
+                    (Payload::Ethernet, len + erspan(header.get(len..)?)?)
+                }
+                // Wireshark's IP dissector, which takes IPv6 too.
+                ETHERTYPE_WCCP => (Payload::Ip(&[4, 6]), len),
+                ETHERTYPE_PPP => (Payload::Ppp, len),
+                ETHERTYPE_MPLS | ETHERTYPE_MPLS_MULTICAST => (Payload::Mpls, len),
+                ETHERTYPE_NSH => (Payload::Nsh, len),
+                ETHERTYPE_CMD => {
+                    let payload = match be16(header, len)? {
+                        ETHERTYPE_IPV4 => Payload::Ip(&[4, 6]),
+                        ETHERTYPE_IPV6 => Payload::Ip(&[6]),
+                        ETHERTYPE_MPLS | ETHERTYPE_MPLS_MULTICAST => Payload::Mpls,
+                        _ => return None,
+                    };
+                    (payload, len + 8)
+                }
+                ETHERTYPE_NHRP => {
+                    let nhrp = header.get(len..)?;
+                    let (offset, payload, size) = nhrp_indication(nhrp)?;
+                    // The NHRP checksum covers the NHRP packet: only
+                    // checked if all of it is there.
+                    let at = start + len;
+                    let checksum = nhrp.get(..size).map(|_| Covering {
+                        covers: at..at + size,
+                        field: at + 12,
+                    });
+                    return Some(Tunnel {
+                        inner: inner(payload, len + offset, end)?,
+                        checksum,
+                        quoted: true,
+                    });
                 }
                 _ => return None,
             };
-            let inner = inner(payload, len + erspan_len, end)?;
+            let inner = inner(payload, offset, end)?;
             // The GRE checksum covers the GRE header and payload: only
             // checked if the whole GRE packet is there.
             let whole = upper.end <= packet.len() && upper.fragment == Fragment::Whole;
-            let gre_checksum = (checksum && whole).then_some(start..end);
+            let checksum = (flags & GRE_CHECKSUM != 0 && whole).then_some(Covering {
+                covers: start..end,
+                field: start + 4,
+            });
             Some(Tunnel {
                 inner,
-                gre_checksum,
+                checksum,
                 quoted: false,
             })
         }
@@ -492,10 +739,12 @@ fn tunnel(packet: &[u8], analysis: &Analysis) -> Option<Tunnel> {
                 (Some(gtp), _) => gtp,
                 // 8 bytes of VXLAN.
                 (None, VXLAN_PORT) => (8, Payload::Ethernet, len - 8),
+                (None, VXLAN_GPE_PORT) => (8, vxlan_gpe(datagram)?, len - 8),
                 (None, GENEVE_PORT) => {
                     let (offset, payload) = geneve(datagram)?;
                     (offset, payload, len - 8)
                 }
+                (None, MPLS_UDP_PORT) => (0, Payload::Mpls, len - 8),
                 _ => return None,
             };
             let inner_end = (start + 8 + message_len).min(packet.len());
@@ -890,6 +1139,134 @@ mod tests {
         );
         fix(&mut packet, ProtocolSet::ALL, &mut Vec::new()).unwrap();
         assert_eq!(packet, before);
+    }
+
+    #[test]
+    fn gre_headers_as_wireshark_reads_them() {
+        // Checksum and routing share one word; key; sequence number.
+        assert_eq!(gre_len(&[0x80, 0, 0x08, 0]), Some(8));
+        assert_eq!(gre_len(&[0xb0, 0, 0x08, 0]), Some(16));
+        // The acknowledgment number only for PPP in a version other than 0.
+        assert_eq!(gre_len(&[0x30, 0x81, 0x88, 0x0b]), Some(16));
+        assert_eq!(gre_len(&[0x30, 0x80, 0x88, 0x0b]), Some(12));
+        assert_eq!(gre_len(&[0x30, 0x81, 0x08, 0x00]), Some(12));
+        // Routing: an entry of 4 bytes, then the last one.
+        let mut routed = vec![0x40, 0, 0x08, 0, 0, 0, 0, 0, 0x08, 0, 0, 4];
+        routed.extend([10, 0, 0, 1, 0, 0, 0, 0]);
+        assert_eq!(gre_len(&routed), Some(20));
+        // The last entry missing.
+        assert_eq!(gre_len(&routed[..16]), None);
+        // WCCP: a redirect header unless an IPv4 header follows at once.
+        assert_eq!(gre_len(&[0, 0, 0x88, 0x3e, 0x05]), Some(8));
+        assert_eq!(gre_len(&[0, 0, 0x88, 0x3e, 0x45]), Some(4));
+        assert_eq!(gre_len(&[0, 0, 0x88, 0x3e]), None);
+        assert_eq!(gre_len(&[0, 0, 0x08]), None);
+    }
+
+    #[test]
+    fn nsh_lengths_by_md_type() {
+        // MD type 1 takes 24 bytes whatever its length says.
+        assert_eq!(nsh(&[0, 2, 1, 1]), Some((24, Payload::Ip(&[4, 6]))));
+        // MD type 2: 8 bytes at least; another type: 4 at least.
+        assert_eq!(nsh(&[0, 1, 2, 2]), Some((8, Payload::Ip(&[6]))));
+        assert_eq!(nsh(&[0, 4, 2, 3]), Some((16, Payload::Ethernet)));
+        assert_eq!(nsh(&[0, 0, 9, 4]), Some((4, Payload::Nsh)));
+        // MPLS (5) and unknown next protocols are not followed.
+        assert_eq!(nsh(&[0, 6, 1, 5]), None);
+        assert_eq!(nsh(&[0, 6, 1]), None);
+        // NSH in NSH in NSH, then IPv4.
+        let mut nested = [[0, 1, 0, 4]; 3].concat();
+        nested[11] = 1;
+        nested.push(0x45);
+        assert_eq!(locate(&nested, Payload::Nsh), Some(12));
+    }
+
+    #[test]
+    fn mpls_stacks_as_after_an_ethertype() {
+        let inner = udp(40000, 9, DATA);
+        let stack = |labels: usize| {
+            let mut m = [0, 0, 0x10, 64].repeat(labels);
+            m.extend([0, 0, 0x11, 64]);
+            m.extend(&inner);
+            m
+        };
+        let mpls = |bytes: &[u8]| locate(bytes, Payload::Mpls);
+        assert_eq!(mpls(&stack(0)), Some(4));
+        assert_eq!(mpls(&stack(3)), Some(16));
+        assert_eq!(mpls(&stack(1000)), Some(4004));
+        // No bottom of stack.
+        assert_eq!(mpls(&[0, 0, 0x10, 64].repeat(4)), None);
+        // The GAL label (13) carries no IP.
+        assert_eq!(mpls(&[&[0, 0, 0xd1, 64][..], &inner].concat()), None);
+        assert_eq!(mpls(&[]), None);
+    }
+
+    #[test]
+    fn nhrp_traffic_indications_only() {
+        let mut n = vec![
+            0, 1, 0x08, 0, 0, 0, 0, 0, 0, 255, 0, 48, 0, 0, 0, 0, 1, 8, 4, 0,
+        ];
+        n.extend([
+            4, 4, 0, 0, 0, 0, 0, 0, 192, 0, 2, 1, 10, 0, 0, 1, 10, 0, 0, 2,
+        ]);
+        n.extend([0x45; 8]);
+        assert_eq!(nhrp_indication(&n), Some((40, Payload::Ip(&[4, 6]), 48)));
+        // A Resolution Request (1), an Error Indication (7).
+        for kind in [1, 7] {
+            let mut other = n.clone();
+            other[17] = kind;
+            assert_eq!(nhrp_indication(&other), None);
+        }
+        // An extension offset past the packet size; an empty mandatory
+        // part; a packet size below 20.
+        for (at, value) in [(14, 49), (14, 20), (10, 19)] {
+            let mut bogus = n.clone();
+            bogus[at..at + 2].copy_from_slice(&(value as u16).to_be_bytes());
+            assert_eq!(nhrp_indication(&bogus), None, "{at} {value}");
+        }
+        // Addresses of other lengths move the quoted packet.
+        let mut longer = n.clone();
+        longer[18] = 0x46;
+        assert_eq!(nhrp_indication(&longer).map(|n| n.0), Some(42));
+    }
+
+    #[test]
+    fn fix_keeps_a_right_nhrp_checksum_right() {
+        let mut quoted = udp(40000, 9, DATA);
+        quoted[27] ^= 0x55;
+        let mut n = vec![
+            0, 1, 0x08, 0, 0, 0, 0, 0, 0, 255, 0, 0, 0, 0, 0, 0, 1, 8, 4, 0,
+        ];
+        n.extend([
+            4, 4, 0, 0, 0, 0, 0, 0, 192, 0, 2, 1, 10, 0, 0, 1, 10, 0, 0, 2,
+        ]);
+        n.extend(&quoted);
+        let size = n.len() as u16;
+        n[10..12].copy_from_slice(&size.to_be_bytes());
+        let sum = fastpath::checksum(&n);
+        n[12..14].copy_from_slice(&sum.to_be_bytes());
+        let mut gre = vec![0x20, 0, 0x20, 0x01, 0, 0, 3, 0xe8];
+        gre.extend(&n);
+        let mut packet = udp(1, 1, &[]);
+        packet.truncate(20);
+        packet[9] = IPPROTO_GRE;
+        packet[2..4].copy_from_slice(&((20 + gre.len()) as u16).to_be_bytes());
+        packet.extend(&gre);
+        packet[10..12].fill(0);
+        packet::fix(&mut packet, ProtocolSet::ALL).unwrap();
+        assert_eq!(
+            verdicts(&packet)[1..],
+            [
+                (1, Protocol::Ipv4, Status::Good),
+                (1, Protocol::Udp, Status::Bad)
+            ]
+        );
+        fix(&mut packet, ProtocolSet::ALL, &mut Vec::new()).unwrap();
+        assert_eq!(verdicts(&packet)[2], (1, Protocol::Udp, Status::Good));
+        assert_eq!(fastpath::checksum(&packet[28..]), 0);
+        let mut fields = Vec::new();
+        checksum_fields(&packet, &mut fields);
+        assert!(fields.contains(&(28 + 12)));
     }
 
     #[test]
