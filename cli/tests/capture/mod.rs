@@ -732,3 +732,123 @@ pub fn arista(version: u16, ethertype: u16, payload: &[u8]) -> Vec<u8> {
     f.extend(payload);
     f
 }
+
+// The verdicts of verify and of tshark, in one form.
+
+/// The checksum lines of `fastpath pcap verify --json` on `file`: (frame,
+/// depth, protocol, status).
+pub fn verify_lines(file: &std::path::Path) -> Vec<(u64, u8, String, String)> {
+    let out = fastpath(&["pcap", "verify", "--json", path(file)]);
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|line| {
+            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+            (
+                v["frame"].as_u64().unwrap(),
+                v["depth"].as_u64().unwrap() as u8,
+                v["proto"].as_str().unwrap().to_owned(),
+                v["status"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// tshark's verdicts on `file`, as .ci/tshark-check.sh reads them: one
+/// line per frame and protocol, "frame proto status,status,..." with the
+/// codes 0 bad, 1 good, 2 unverified, 3 absent, 4 illegal.
+pub fn tshark_verdicts(file: &std::path::Path) -> Vec<String> {
+    let out = std::process::Command::new("tshark")
+        .args(["-n", "-r", path(file)])
+        .args(["-o", "ip.check_checksum:TRUE"])
+        .args(["-o", "tcp.check_checksum:TRUE"])
+        .args(["-o", "udp.check_checksum:TRUE", "-o", "ip.defragment:FALSE"])
+        .args(["-o", "ipv6.defragment:FALSE", "-T", "fields"])
+        .args(["-E", "occurrence=a", "-E", "aggregator=,"])
+        .args(["-e", "frame.number"])
+        .args(["-e", "ip.checksum.status", "-e", "tcp.checksum.status"])
+        .args(["-e", "udp.checksum.status", "-e", "icmp.checksum.status"])
+        .args(["-e", "icmpv6.checksum.status"])
+        .output()
+        .unwrap();
+    let names = ["ipv4", "tcp", "udp", "icmp", "icmpv6"];
+    let mut lines: Vec<String> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .flat_map(|line| {
+            let fields: Vec<&str> = line.split('\t').collect();
+            let frame = fields[0].to_owned();
+            fields[1..]
+                .iter()
+                .zip(names)
+                .filter(|(f, _)| !f.is_empty())
+                .map(|(f, name)| format!("{frame} {name} {f}"))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    lines.sort();
+    lines
+}
+
+/// `lines` of verify in the form of [`tshark_verdicts`]'s.
+pub fn as_tshark(lines: &[(u64, u8, String, String)]) -> Vec<String> {
+    let mut keys: Vec<(u64, &str)> = Vec::new();
+    let mut codes: Vec<Vec<&str>> = Vec::new();
+    for (frame, _, proto, status) in lines {
+        let code = match status.as_str() {
+            "bad" => "0",
+            "good" => "1",
+            "unverified" => "2",
+            "absent" => "3",
+            _ => "4",
+        };
+        match keys.iter().position(|&k| k == (*frame, proto.as_str())) {
+            Some(i) => codes[i].push(code),
+            None => {
+                keys.push((*frame, proto));
+                codes.push(vec![code]);
+            }
+        }
+    }
+    let mut out: Vec<String> = keys
+        .iter()
+        .zip(codes)
+        .map(|((frame, proto), codes)| format!("{frame} {proto} {}", codes.join(",")))
+        .collect();
+    out.sort();
+    out
+}
+
+/// Inspects the IP packet `ip` and fixes a copy of it, as `fix` does: an
+/// error if the copy then holds a bad checksum or differs in a byte that
+/// is no checksum field. Any bytes may be given: none may panic.
+pub fn fix_changes_only_checksums(ip: &[u8]) -> Result<(), String> {
+    use fastpath::packet::{ProtocolSet, Status};
+    use fastpath_cli::pcap::layers;
+
+    let _ = layers::inspect_walk(ip, &mut Vec::new());
+    let mut fixed = ip.to_vec();
+    if layers::fix(&mut fixed, ProtocolSet::ALL, &mut Vec::new()).is_err() {
+        return Ok(());
+    }
+    let mut after = Vec::new();
+    if let Err(e) = layers::inspect(&fixed, &mut after) {
+        return Err(format!("the fixed packet is not inspected: {e:?}"));
+    }
+    if after.iter().any(|l| l.report.status == Status::Bad) {
+        return Err(format!("bad after fix: {after:?}"));
+    }
+    let mut fields = Vec::new();
+    layers::checksum_fields(ip, &mut fields);
+    match (0..ip.len())
+        .find(|&i| ip[i] != fixed[i] && !fields.iter().any(|&f| (f..f + 2).contains(&i)))
+    {
+        Some(i) => Err(format!("byte {i} changed")),
+        None => Ok(()),
+    }
+}
