@@ -145,7 +145,8 @@ pub fn ethernet(frame: &[u8]) -> Network {
 }
 
 /// An MPLS label stack (RFC 3032), then what it carries, as after the
-/// EtherType 0x8847: see [`mpls`].
+/// EtherType 0x8847: the payload guessed by its first nibble, as Wireshark
+/// 4.0 guesses it (IPv4, IPv6, or an Ethernet pseudowire).
 pub fn mpls_stack(frame: &[u8]) -> Network {
     decode(frame, Header::Mpls, 0)
 }
