@@ -365,17 +365,6 @@ fn cases() -> Vec<Case> {
     cases
 }
 
-fn pcap(frames: &[Vec<u8>]) -> Vec<u8> {
-    let frames: Vec<Frame> = frames.iter().map(|f| frame(1, f.clone())).collect();
-    write(
-        Format::Pcap {
-            nanosecond: false,
-            big_endian: false,
-        },
-        &frames,
-    )
-}
-
 /// The lines verify must print for `cases`, one frame each.
 fn expected(cases: &[&Case]) -> Vec<(u64, u8, String, String)> {
     cases
@@ -394,7 +383,7 @@ fn verify_reports_each_case() {
     let dir = temp_dir("decoders-verify");
     for c in cases() {
         let file = dir.join("case.pcap");
-        fs::write(&file, pcap(std::slice::from_ref(&c.input))).unwrap();
+        fs::write(&file, ethernet_pcap(std::slice::from_ref(&c.input))).unwrap();
         assert_eq!(verify_lines(&file), expected(&[&c]), "{}", c.name);
     }
     fs::remove_dir_all(dir).unwrap();
@@ -403,20 +392,8 @@ fn verify_reports_each_case() {
 #[test]
 fn fix_makes_each_frame_right_and_then_verify_finds_none_bad() {
     let dir = temp_dir("decoders-fix");
-    let (file, fixed) = (dir.join("in.pcap"), dir.join("fixed.pcap"));
     for c in cases() {
-        fs::write(&file, pcap(std::slice::from_ref(&c.input))).unwrap();
-        let out = fastpath(&["pcap", "fix", path(&file), "-o", path(&fixed)]);
-        assert!(out.status.success(), "{}: {out:?}", c.name);
-        let want = pcap(std::slice::from_ref(&c.fixed));
-        assert!(fs::read(&fixed).unwrap() == want, "{}", c.name);
-        for (_, depth, proto, status) in verify_lines(&fixed) {
-            assert!(
-                status != "bad" && status != "illegal",
-                "{}: {depth} {proto} {status}",
-                c.name
-            );
-        }
+        assert_fix_writes(&dir, c.name, &c.input, &c.fixed);
     }
     fs::remove_dir_all(dir).unwrap();
 }
@@ -437,7 +414,7 @@ fn a_quoted_packet_cut_short_leaves_nothing_unverified() {
         eth(&ipv4(1, &icmp_error(3, &tcp4[..8]))),
         eth(&ipv6(58, &icmpv6_error(1, &udp6[..44]))),
     ];
-    fs::write(&file, pcap(&frames)).unwrap();
+    fs::write(&file, ethernet_pcap(&frames)).unwrap();
     let out = fastpath(&["pcap", "verify", "--strict", path(&file)]);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     // A tunnel's inner packet cut short by the capture is a gap.
@@ -472,7 +449,7 @@ fn tshark_agrees() {
     let cases: Vec<&Case> = cases.iter().filter(|c| c.as_tshark).collect();
     let file = dir.join("in.pcap");
     let input: Vec<_> = cases.iter().map(|c| c.input.clone()).collect();
-    fs::write(&file, pcap(&input)).unwrap();
+    fs::write(&file, ethernet_pcap(&input)).unwrap();
     assert_eq!(tshark_verdicts(&file), as_tshark(&expected(&cases)));
     let fixed = dir.join("fixed.pcap");
     fastpath(&["pcap", "fix", path(&file), "-o", path(&fixed)]);

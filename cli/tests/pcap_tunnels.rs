@@ -347,17 +347,6 @@ fn cases() -> Vec<Case> {
     cases
 }
 
-fn pcap(frames: &[Vec<u8>]) -> Vec<u8> {
-    let frames: Vec<Frame> = frames.iter().map(|f| frame(1, f.clone())).collect();
-    write(
-        Format::Pcap {
-            nanosecond: false,
-            big_endian: false,
-        },
-        &frames,
-    )
-}
-
 /// The lines verify must print for `cases`, one frame each.
 fn expected(cases: &[Case]) -> Vec<(u64, u8, String, String)> {
     cases
@@ -376,7 +365,7 @@ fn verify_reports_each_tunnel_case() {
     let dir = temp_dir("tunnels-verify");
     for c in cases() {
         let file = dir.join("case.pcap");
-        fs::write(&file, pcap(std::slice::from_ref(&c.input))).unwrap();
+        fs::write(&file, ethernet_pcap(std::slice::from_ref(&c.input))).unwrap();
         let want = expected(std::slice::from_ref(&c));
         assert_eq!(verify_lines(&file), want, "{}", c.name);
     }
@@ -386,22 +375,10 @@ fn verify_reports_each_tunnel_case() {
 #[test]
 fn fix_makes_each_tunnel_frame_right_and_keeps_outer_checksums_right() {
     let dir = temp_dir("tunnels-fix");
-    let (file, fixed) = (dir.join("in.pcap"), dir.join("fixed.pcap"));
+    // The expected frames have every checksum right, the GRE, NHRP and
+    // outer UDP checksums around the inner packet included.
     for c in cases() {
-        fs::write(&file, pcap(std::slice::from_ref(&c.input))).unwrap();
-        let out = fastpath(&["pcap", "fix", path(&file), "-o", path(&fixed)]);
-        assert!(out.status.success(), "{}: {out:?}", c.name);
-        // The expected frames have every checksum right, the GRE, NHRP
-        // and outer UDP checksums around the inner packet included.
-        let want = pcap(std::slice::from_ref(&c.fixed));
-        assert!(fs::read(&fixed).unwrap() == want, "{}", c.name);
-        for (_, depth, proto, status) in verify_lines(&fixed) {
-            assert!(
-                status != "bad" && status != "illegal",
-                "{}: {depth} {proto} {status}",
-                c.name
-            );
-        }
+        assert_fix_writes(&dir, c.name, &c.input, &c.fixed);
     }
     fs::remove_dir_all(dir).unwrap();
 }
@@ -437,7 +414,7 @@ fn tshark_agrees() {
     let cases = cases();
     let file = dir.join("in.pcap");
     let input: Vec<_> = cases.iter().map(|c| c.input.clone()).collect();
-    fs::write(&file, pcap(&input)).unwrap();
+    fs::write(&file, ethernet_pcap(&input)).unwrap();
     assert_eq!(tshark_verdicts(&file), as_tshark(&expected(&cases)));
     let fixed = dir.join("fixed.pcap");
     fastpath(&["pcap", "fix", path(&file), "-o", path(&fixed)]);

@@ -852,3 +852,34 @@ pub fn fix_changes_only_checksums(ip: &[u8]) -> Result<(), String> {
         None => Ok(()),
     }
 }
+
+/// Fixes a capture of the one frame `input` in `dir`, as `fastpath pcap
+/// fix` does, and asserts that it writes a capture of the frame `fixed`,
+/// in which verify then finds nothing bad or illegal (`name` names the
+/// case in the messages).
+pub fn assert_fix_writes(dir: &std::path::Path, name: &str, input: &[u8], fixed: &[u8]) {
+    let (file, out_file) = (dir.join("in.pcap"), dir.join("fixed.pcap"));
+    std::fs::write(&file, ethernet_pcap(&[input.to_vec()])).unwrap();
+    let out = fastpath(&["pcap", "fix", path(&file), "-o", path(&out_file)]);
+    assert!(out.status.success(), "{name}: {out:?}");
+    let want = ethernet_pcap(&[fixed.to_vec()]);
+    assert!(std::fs::read(&out_file).unwrap() == want, "{name}");
+    for (_, depth, proto, status) in verify_lines(&out_file) {
+        assert!(
+            status != "bad" && status != "illegal",
+            "{name}: {depth} {proto} {status}"
+        );
+    }
+}
+
+/// A pcap file (microseconds, little-endian) of Ethernet `frames`.
+pub fn ethernet_pcap(frames: &[Vec<u8>]) -> Vec<u8> {
+    let frames: Vec<Frame> = frames.iter().map(|f| frame(1, f.clone())).collect();
+    write(
+        Format::Pcap {
+            nanosecond: false,
+            big_endian: false,
+        },
+        &frames,
+    )
+}
