@@ -81,33 +81,50 @@ pub fn caches() -> Caches {
     imp::caches()
 }
 
-/// [`Caches::nontemporal_threshold`] of [`caches`], computed once: one load
-/// and one comparison on every call after the first.
-#[inline(always)]
+/// The non-temporal threshold once [`nontemporal_threshold`] has computed
+/// it; 0 until then.
+#[cfg(feature = "std")]
+static THRESHOLD: core::sync::atomic::AtomicUsize = core::sync::atomic::AtomicUsize::new(0);
+
+/// [`Caches::nontemporal_threshold`] of [`caches`], computed at the first
+/// call.
+#[cfg(feature = "std")]
+#[cold]
+#[inline(never)]
 pub(crate) fn nontemporal_threshold() -> usize {
-    #[cfg(feature = "std")]
-    {
-        use core::sync::atomic::{AtomicUsize, Ordering};
+    use core::sync::atomic::Ordering;
 
-        /// The threshold; 0 until the first call.
-        static THRESHOLD: AtomicUsize = AtomicUsize::new(0);
-
-        #[cold]
-        #[inline(never)]
-        fn first() -> usize {
+    match THRESHOLD.load(Ordering::Relaxed) {
+        0 => {
             let threshold = caches().nontemporal_threshold().max(1);
             THRESHOLD.store(threshold, Ordering::Relaxed);
             threshold
         }
+        threshold => threshold,
+    }
+}
 
-        match THRESHOLD.load(Ordering::Relaxed) {
-            0 => first(),
-            threshold => threshold,
-        }
+/// [`Caches::ASSUMED`]' non-temporal threshold, the one of builds without
+/// `std`.
+#[cfg(not(feature = "std"))]
+#[inline(always)]
+pub(crate) const fn nontemporal_threshold() -> usize {
+    Caches::ASSUMED.nontemporal_threshold()
+}
+
+/// The non-temporal threshold if it is known, 0 before the first call of
+/// [`nontemporal_threshold`]: one load, and no call, so that a kernel that
+/// tests a length against it needs no stack frame. A length at least this
+/// large must take a path that calls [`nontemporal_threshold`].
+#[inline(always)]
+pub(crate) fn nontemporal_threshold_known() -> usize {
+    #[cfg(feature = "std")]
+    {
+        THRESHOLD.load(core::sync::atomic::Ordering::Relaxed)
     }
     #[cfg(not(feature = "std"))]
     {
-        Caches::ASSUMED.nontemporal_threshold()
+        nontemporal_threshold()
     }
 }
 
@@ -186,5 +203,22 @@ mod imp {
 
     pub(super) fn caches() -> Caches {
         Caches::ASSUMED
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The threshold read without a call is 0 or the threshold, and the
+    /// threshold once it was computed: a length at least as long as it
+    /// always reaches the path that computes it.
+    #[test]
+    fn known_threshold() {
+        let before = nontemporal_threshold_known();
+        let threshold = nontemporal_threshold();
+        assert!(before == 0 || before == threshold, "{before} {threshold}");
+        assert_eq!(threshold, caches().nontemporal_threshold());
+        assert_eq!(nontemporal_threshold_known(), threshold);
     }
 }

@@ -31,9 +31,10 @@ dispatch! {
 }
 
 dispatch! {
-    /// Fills with the active tier's non-temporal kernel.
+    /// Fills with the active tier's kernel below the non-temporal
+    /// threshold, and its non-temporal kernel from it.
     fn fill_nontemporal_dispatched(dst: &mut [u8], value: u8) -> ();
-    kernel = fill_nontemporal;
+    kernel = fill_or_stream;
 }
 
 /// Sets every byte of `dst` to `value`: a faster `dst.fill(value)`.
@@ -60,8 +61,8 @@ pub fn fill(dst: &mut [u8], value: u8) {
 }
 
 /// [`fill`], or with `NONTEMPORAL` [`fill_nontemporal`]: the same inline
-/// paths, and only on the path to a kernel, the non-temporal one from the
-/// threshold on.
+/// paths, then a call of the fill kernel, or of the kernel that picks
+/// between the fill and the non-temporal one at the threshold.
 #[inline(always)]
 fn fill_stores<const NONTEMPORAL: bool>(dst: &mut [u8], value: u8) {
     let len = dst.len();
@@ -78,7 +79,7 @@ fn fill_stores<const NONTEMPORAL: bool>(dst: &mut [u8], value: u8) {
         if unsafe { try_fill_long_inline(dst.as_mut_ptr(), len, value) } {
             return;
         }
-        if NONTEMPORAL && len >= crate::cache::nontemporal_threshold() {
+        if NONTEMPORAL {
             fill_nontemporal_dispatched(dst, value);
         } else {
             fill_dispatched(dst, value);
@@ -129,9 +130,13 @@ pub fn zero(dst: &mut [u8]) {
 /// fastpath::fill_nontemporal(&mut frame, 0);
 /// assert!(frame.iter().all(|&b| b == 0));
 /// ```
-// Always inlined, as `fill` is, with the same inline paths: the threshold
-// is read only on the way to a kernel. Read before them, it made random
-// 0-256 byte fills 0.89× as fast as `fill` (Zen 4, `-C target-cpu=native`).
+// Always inlined, as `fill` is, with the same inline code: the threshold is
+// read in the kernel (`fill_or_stream`). Read before the inline paths, it
+// made random 0-256 byte fills 0.89× as fast as `fill` (Zen 4, `-C
+// target-cpu=native`); read after them, at the call site, 100-256 byte
+// fills took 1.4 cycles more than `fill` (0.84-0.90× glibc at 256 bytes,
+// Zen 4 with AVX-512 masked off); in the kernel, through a load that never
+// calls, as long as `fill`.
 #[inline(always)]
 pub fn fill_nontemporal(dst: &mut [u8], value: u8) {
     fill_stores::<true>(dst, value);

@@ -106,6 +106,10 @@ pub struct Kernels {
     /// [`fill`](Kernels::fill) with non-temporal stores for the aligned
     /// lines of a long fill, then a store fence.
     pub(crate) fill_nontemporal: unsafe fn(&mut [u8], u8),
+    /// [`fill`](Kernels::fill) below the non-temporal threshold,
+    /// [`fill_nontemporal`](Kernels::fill_nontemporal) from it: the kernel
+    /// of [`crate::fill_nontemporal()`].
+    pub(crate) fill_or_stream: unsafe fn(&mut [u8], u8),
     /// Copies `min(dst.len(), src.len())` bytes of `src` into `dst`
     /// (callers check that the lengths are equal).
     pub(crate) copy: unsafe fn(&mut [MaybeUninit<u8>], &[u8]),

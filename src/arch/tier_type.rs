@@ -131,6 +131,7 @@ macro_rules! tier_type {
                 copy_checksum: copy::copy_checksum,
                 fill: fill::fill,
                 fill_nontemporal: fill::fill_nontemporal,
+                fill_or_stream: fill::fill_or_stream,
                 copy: memcpy::copy,
             },
         }

@@ -40,6 +40,7 @@ crate::arch::tier_type::tier_type! {
         copy_checksum: copy::copy_checksum_vnni,
         fill: fill::fill,
         fill_nontemporal: fill::fill_nontemporal,
+        fill_or_stream: fill::fill_or_stream,
         copy: memcpy::copy,
     },
 }
