@@ -12,11 +12,13 @@
 //! - fixed lengths (every call fills the same block), Aligned and Unaligned
 //!   (+1), where the branch predictor learns the length;
 //! - random rows: each call fills the next (offset, length) of a table drawn
-//!   once from a fixed seed, so every implementation sees the same sequence:
-//!   lengths uniform in 0..=N or log-uniform in 1..=N, offsets uniform over
-//!   a page (so random alignment, and as many page crossings as chance
-//!   gives). The table is longer than a sample, so the predictor cannot
-//!   learn it: these rows separate branchy code from branch-free code.
+//!   once from a fixed seed, the same for every implementation: lengths
+//!   uniform in 0..=N or log-uniform in 1..=N, offsets uniform over a page
+//!   (so random alignment, and as many page crossings as chance gives).
+//!   Each sample goes on where the one before stopped, so the predictor
+//!   never sees a sequence again soon enough to learn it
+//!   ([`next_calls`]): these rows separate branchy code from branch-free
+//!   code.
 //!
 //! Before each sample the destination is read once, line by line, so that
 //! every sample starts with it in the caches, clean ([`Kernel::prepare`]):
@@ -40,7 +42,7 @@ use std::hint::black_box;
 use fastpath::Tier;
 use fastpath::arch::FillKernel;
 
-use super::blocks::Block;
+use super::blocks::{Block, next_calls};
 use super::bound::Bound;
 use super::opaque::slice_mut as opaque;
 use super::primitive::{Implementation, Kernel, Primitive, implementation};
@@ -240,7 +242,7 @@ impl Kernel for Function {
 }
 
 /// Calls `fill` `iters` times: on the block, or on the next calls of the
-/// block's table, from its start, cycling.
+/// block's table ([`next_calls`]).
 #[inline(always)]
 fn repeat(block: &mut Block<'_>, iters: u64, mut fill: impl FnMut(&mut [u8])) {
     if block.calls.is_empty() {
@@ -249,13 +251,8 @@ fn repeat(block: &mut Block<'_>, iters: u64, mut fill: impl FnMut(&mut [u8])) {
         }
         return;
     }
-    let mut left = iters as usize;
-    while left > 0 {
-        let calls = &block.calls[..left.min(block.calls.len())];
-        for call in calls {
-            let start = call.offset as usize;
-            fill(opaque(&mut block.dst[start..start + call.len as usize]));
-        }
-        left -= calls.len();
-    }
+    next_calls(block, iters, |block, call| {
+        let start = call.offset as usize;
+        fill(opaque(&mut block.dst[start..start + call.len as usize]));
+    });
 }

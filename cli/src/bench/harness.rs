@@ -94,12 +94,14 @@ pub fn measure_primitive(
                     src: src.block(0, case.region()),
                     dst: dst.block_mut(0, case.region()),
                     calls,
+                    next: 0,
                 };
             }
             Block {
                 src: src.block(case.alignment.src_offset(), case.size),
                 dst: dst.block_mut(DST_PAGE_OFFSET + case.alignment.dst_offset(), case.size),
                 calls: &[],
+                next: 0,
             }
         })
         .collect();

@@ -18,7 +18,7 @@ use std::hint::black_box;
 
 use fastpath::arch::Kernels;
 
-use super::blocks::Block;
+use super::blocks::{Block, next_calls};
 use super::bound::Bound;
 use super::opaque;
 use super::primitive::{Implementation, Kernel, Primitive, implementation, library};
@@ -172,7 +172,7 @@ impl Kernel for Function {
 }
 
 /// Calls `copy` `iters` times: on the block, or on the next calls of the
-/// block's table, from its start, cycling.
+/// block's table ([`next_calls`]).
 #[inline(always)]
 fn repeat(block: &mut Block<'_>, iters: u64, mut copy: impl FnMut(&mut [u8], &[u8])) {
     if block.calls.is_empty() {
@@ -181,16 +181,11 @@ fn repeat(block: &mut Block<'_>, iters: u64, mut copy: impl FnMut(&mut [u8], &[u
         }
         return;
     }
-    let mut left = iters as usize;
-    while left > 0 {
-        let calls = &block.calls[..left.min(block.calls.len())];
-        for call in calls {
-            let range = call.offset as usize..(call.offset + call.len) as usize;
-            copy(
-                opaque::slice_mut(&mut block.dst[range.clone()]),
-                opaque::slice(&block.src[range]),
-            );
-        }
-        left -= calls.len();
-    }
+    next_calls(block, iters, |block, call| {
+        let range = call.offset as usize..(call.offset + call.len) as usize;
+        copy(
+            opaque::slice_mut(&mut block.dst[range.clone()]),
+            opaque::slice(&block.src[range]),
+        );
+    });
 }
