@@ -43,15 +43,22 @@ const COPY_INLINE_MAX: usize = 64;
 /// fastpath::copy(&mut packet[14..], &payload);
 /// assert_eq!(packet[14..], payload);
 /// ```
+// The kernel is called from the caller's code, one indirect call. Through
+// an out-of-line function that checked the lengths and jumped to it, 100
+// and 256-byte copies took 2 cycles more than the kernel called directly,
+// and ran at 0.79× and 0.64-0.70× glibc's speed rather than 1.26-1.38× and
+// 1.00-1.17× (Zen 4, AVX2 tier against glibc's AVX2 `memcpy`).
 #[inline(always)]
+#[track_caller]
 pub fn copy(dst: &mut [u8], src: &[u8]) {
     let len = src.len();
-    if len <= COPY_INLINE_MAX && dst.len() == len {
+    assert_same_length(dst.len(), len);
+    if len <= COPY_INLINE_MAX {
         // SAFETY: `len <= 64` bytes are readable at `src` and writable at
         // `dst`, which cannot overlap (one is borrowed mutably).
         unsafe { copy_short(dst.as_mut_ptr(), src.as_ptr(), len) }
     } else {
-        copy_dispatched(as_uninit_mut(dst), src);
+        copy_kernel(as_uninit_mut(dst), src);
     }
 }
 
@@ -71,26 +78,18 @@ pub fn copy(dst: &mut [u8], src: &[u8]) {
 /// assert_eq!(packet, [1, 2, 3, 4]);
 /// ```
 #[inline(always)]
+#[track_caller]
 pub fn copy_uninit<'d>(dst: &'d mut [MaybeUninit<u8>], src: &[u8]) -> &'d mut [u8] {
     let len = src.len();
-    if len <= COPY_INLINE_MAX && dst.len() == len {
+    assert_same_length(dst.len(), len);
+    if len <= COPY_INLINE_MAX {
         // SAFETY: as in `copy`.
         unsafe { copy_short(dst.as_mut_ptr().cast(), src.as_ptr(), len) }
     } else {
-        copy_dispatched(dst, src);
+        copy_kernel(dst, src);
     }
-    // SAFETY: every byte of `dst` was written (the lengths are equal, or
-    // `copy_dispatched` panicked).
+    // SAFETY: every byte of `dst` was written: the lengths are equal.
     unsafe { assume_init_mut(dst) }
-}
-
-/// [`copy`] of a long input, or of slices of different lengths, out of
-/// line: checks the lengths and jumps to the kernel.
-#[inline(never)]
-#[track_caller]
-fn copy_dispatched(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
-    assert_same_length(dst.len(), src.len());
-    copy_kernel(dst, src);
 }
 
 dispatch! {

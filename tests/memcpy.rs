@@ -156,3 +156,33 @@ fn kernels_of_every_table_panic_on_mismatch() {
         assert!(result.is_err(), "{}", kernels.name());
     }
 }
+
+/// A length mismatch is reported at the caller's line, as
+/// `copy_from_slice` reports it.
+#[test]
+fn length_mismatch_names_the_caller() {
+    use std::sync::Mutex;
+    static FILES: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    let previous = std::panic::take_hook();
+    let this = std::thread::current().id();
+    std::panic::set_hook(Box::new(move |info| {
+        // Other tests may panic meanwhile, on their own threads.
+        if let (true, Some(location)) = (std::thread::current().id() == this, info.location()) {
+            FILES.lock().unwrap().push(location.file().to_owned());
+        }
+    }));
+    for len in [3, 300] {
+        let src = vec![1u8; len - 1];
+        assert!(std::panic::catch_unwind(|| fastpath::copy(&mut vec![0u8; len], &src)).is_err());
+        assert!(
+            std::panic::catch_unwind(|| {
+                let _ = fastpath::copy_uninit(&mut vec![MaybeUninit::uninit(); len], &src);
+            })
+            .is_err()
+        );
+    }
+    std::panic::set_hook(previous);
+    let files = FILES.lock().unwrap();
+    assert_eq!(files.len(), 4, "{files:?}");
+    assert!(files.iter().all(|f| f.ends_with("memcpy.rs")), "{files:?}");
+}
