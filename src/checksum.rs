@@ -54,17 +54,10 @@ pub fn checksum(data: &[u8]) -> u16 {
     if data.len() <= INLINE_MAX {
         !scalar::sum(data)
     } else {
-        checksum_dispatched(data)
+        // One indirect call (a tail jump where `checksum` is not inlined),
+        // to the kernel, which returns the checksum itself.
+        checksum_kernel(data)
     }
-}
-
-/// [`checksum`] of a long input, out of line: the short-input path of a
-/// caller that is not inlined then needs no stack frame, and reaches this
-/// by a tail jump, and this the kernel, which returns the checksum itself,
-/// by another.
-#[inline(never)]
-fn checksum_dispatched(data: &[u8]) -> u16 {
-    checksum_kernel(data)
 }
 
 /// The Internet checksum of the concatenation of `bufs` (scatter-gather),

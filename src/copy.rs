@@ -127,23 +127,17 @@ fn copy_sum(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u16 {
 /// assert_eq!(sum, fastpath::checksum(&payload));
 /// ```
 #[inline]
+#[track_caller]
 pub fn copy_checksum(dst: &mut [u8], src: &[u8]) -> u16 {
-    if src.len() <= scalar::SHORT_MAX && dst.len() == src.len() {
+    assert_same_length(dst.len(), src.len());
+    if src.len() <= scalar::SHORT_MAX {
         !scalar::finish_native(scalar::copy_sum_native(as_uninit_mut(dst), src))
     } else {
-        copy_checksum_dispatched(dst, src)
+        // One indirect call (a tail jump where `copy_checksum` is not
+        // inlined), to the kernel, which returns the checksum itself; see
+        // `copy` for what a second hop cost.
+        copy_checksum_kernel(as_uninit_mut(dst), src)
     }
-}
-
-/// [`copy_checksum`] of a long input, or of slices of different lengths,
-/// out of line: the short-input path of a caller that is not inlined then
-/// makes no call and needs no stack frame, and reaches this by a tail jump;
-/// this checks the lengths and jumps to the kernel, which returns the
-/// checksum itself.
-#[inline(never)]
-fn copy_checksum_dispatched(dst: &mut [u8], src: &[u8]) -> u16 {
-    assert_same_length(dst.len(), src.len());
-    copy_checksum_kernel(as_uninit_mut(dst), src)
 }
 
 /// Like [`copy_checksum`], but returns an error if the lengths differ.
