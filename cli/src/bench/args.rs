@@ -21,8 +21,8 @@ pub struct Args {
     pub json: bool,
 
     /// After measuring, list every row where a fastpath entry point is
-    /// slower than its baseline beyond noise (below 0.97×, measured twice),
-    /// and exit with status 1 if there is one.
+    /// slower than its baseline beyond noise (below 0.97× in each of up to
+    /// four measurements), and exit with status 1 if there is one.
     #[arg(long)]
     pub check: bool,
 

@@ -21,7 +21,8 @@ pub struct Block<'a> {
 }
 
 /// Makes `count` calls of `block`'s table with `call`, from its
-/// [`next`](Block::next) call on, cycling, and leaves `next` after them.
+/// [`next`](Block::next) call on, cycling, and leaves `next` after them;
+/// `call` gets the source and destination regions and the call.
 ///
 /// Samples go on where the one before stopped, rather than all starting at
 /// the table's first call: an implementation then never replays a sequence
@@ -31,9 +32,17 @@ pub struct Block<'a> {
 /// 1.45-1.73× glibc's speed on random 0-256 byte copies, and 0.93-0.98× in
 /// the other column (Zen 4). Every implementation still sees the same table,
 /// all of it over a run.
+///
+/// The regions are passed in registers, not read from `block` on every
+/// call, and so are the fixed rows' blocks in the timing loops: the empty
+/// `asm!` blocks that hide them from the optimizer may write memory, for
+/// all it knows, so a `block` field would be loaded again after each, one
+/// more access in the loop, and one that would wait for the stores before
+/// it wherever its address shares their low 12 bits (see
+/// [`DST_PAGE_OFFSET`]).
 #[inline(always)]
-pub fn next_calls(block: &mut Block<'_>, count: u64, mut call: impl FnMut(&mut Block<'_>, Call)) {
-    let calls = block.calls;
+pub fn next_calls(block: &mut Block<'_>, count: u64, mut call: impl FnMut(&[u8], &mut [u8], Call)) {
+    let (src, dst, calls): (&[u8], &mut [u8], &[Call]) = (block.src, &mut *block.dst, block.calls);
     let mut left = count as usize;
     let mut next = block.next;
     while left > 0 {
@@ -42,7 +51,7 @@ pub fn next_calls(block: &mut Block<'_>, count: u64, mut call: impl FnMut(&mut B
         }
         let end = calls.len().min(next + left);
         for &c in &calls[next..end] {
-            call(block, c);
+            call(src, &mut *dst, c);
         }
         left -= end - next;
         next = end;

@@ -154,32 +154,35 @@ impl Kernel for Function {
     }
 
     fn run(&self, block: &mut Block<'_>, iters: u64) {
+        // In locals, so that the loops keep them in registers (see
+        // `blocks::next_calls`).
+        let (src, dst): (&[u8], &mut [u8]) = (block.src, &mut *block.dst);
         // The match is outside the loop: each arm is its own tight loop.
         match *self {
             Function::Fused(f) => {
                 let f = black_box(f);
                 for _ in 0..iters {
-                    opaque::consume(f(opaque::slice_mut(block.dst), opaque::slice(block.src)));
+                    opaque::consume(f(opaque::slice_mut(&mut *dst), opaque::slice(src)));
                 }
             }
             Function::Table(k) => {
                 let k = black_box(k);
                 for _ in 0..iters {
-                    let dst = uninit(opaque::slice_mut(block.dst));
-                    opaque::consume(k.copy_sum_uninit(dst, opaque::slice(block.src)));
+                    let dst = uninit(opaque::slice_mut(&mut *dst));
+                    opaque::consume(k.copy_sum_uninit(dst, opaque::slice(src)));
                 }
             }
             Function::CopyOnly(f) => {
                 let f = black_box(f);
                 for _ in 0..iters {
-                    f(opaque::slice_mut(block.dst), opaque::slice(block.src));
+                    f(opaque::slice_mut(&mut *dst), opaque::slice(src));
                 }
             }
             Function::Bound(bound) => {
                 let bound = black_box(bound);
                 for _ in 0..iters {
-                    let dst = opaque::slice_mut(block.dst);
-                    bound.loops().copy(dst, opaque::slice(block.src));
+                    let dst = opaque::slice_mut(&mut *dst);
+                    bound.loops().copy(dst, opaque::slice(src));
                 }
             }
         }

@@ -246,13 +246,15 @@ impl Kernel for Function {
 #[inline(always)]
 fn repeat(block: &mut Block<'_>, iters: u64, mut fill: impl FnMut(&mut [u8])) {
     if block.calls.is_empty() {
+        // In a local, kept in registers (see `next_calls`).
+        let dst: &mut [u8] = &mut *block.dst;
         for _ in 0..iters {
-            fill(opaque(block.dst));
+            fill(opaque(&mut *dst));
         }
         return;
     }
-    next_calls(block, iters, |block, call| {
+    next_calls(block, iters, |_, dst, call| {
         let start = call.offset as usize;
-        fill(opaque(&mut block.dst[start..start + call.len as usize]));
+        fill(opaque(&mut dst[start..start + call.len as usize]));
     });
 }

@@ -176,16 +176,18 @@ impl Kernel for Function {
 #[inline(always)]
 fn repeat(block: &mut Block<'_>, iters: u64, mut copy: impl FnMut(&mut [u8], &[u8])) {
     if block.calls.is_empty() {
+        // In locals, kept in registers (see `next_calls`).
+        let (src, dst): (&[u8], &mut [u8]) = (block.src, &mut *block.dst);
         for _ in 0..iters {
-            copy(opaque::slice_mut(block.dst), opaque::slice(block.src));
+            copy(opaque::slice_mut(&mut *dst), opaque::slice(src));
         }
         return;
     }
-    next_calls(block, iters, |block, call| {
+    next_calls(block, iters, |src, dst, call| {
         let range = call.offset as usize..(call.offset + call.len) as usize;
         copy(
-            opaque::slice_mut(&mut block.dst[range.clone()]),
-            opaque::slice(&block.src[range]),
+            opaque::slice_mut(&mut dst[range.clone()]),
+            opaque::slice(&src[range]),
         );
     });
 }

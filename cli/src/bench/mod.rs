@@ -155,8 +155,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
 
     harness::warm_up();
     let mut all_results = Vec::new();
-    let mut failures = Vec::new();
-    for primitive in primitives {
+    for &primitive in &primitives {
         let results =
             harness::measure_primitive(primitive, &cases_of(primitive)?, &timer, &settings)?;
         if args.json {
@@ -167,11 +166,13 @@ pub fn run(args: &Args) -> Result<ExitCode> {
             report::summary(&mut out, &results, &timer)?;
         }
         out.flush()?;
-        if args.check {
-            failures.extend(recheck(primitive, &results, &timer, &settings)?);
-        }
         all_results.push(results);
     }
+    let failures = if args.check {
+        recheck(&primitives, &all_results, &timer, &settings)?
+    } else {
+        Vec::new()
+    };
 
     if let Some(path) = &args.plot {
         plot::write_svg(path, &all_results, timer.unit())?;
@@ -192,20 +193,47 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     })
 }
 
-/// The rows of `results` where an entry point is slower than its baseline,
-/// each measured again with its primitive's implementations: those that
-/// fail the second time too.
+/// The rows where an entry point is slower than its baseline in
+/// `results`, each measured again, up to [`check::MEASUREMENTS`] times in
+/// all, with its primitive's implementations: those below the floor every
+/// time. The measurements again come after every primitive's, a minute or
+/// more after the first, so that a spell of load from the machine's other
+/// tenants, which slows some implementations more than others, does not
+/// decide them all.
 fn recheck(
-    primitive: &Primitive,
-    results: &PrimitiveResults,
+    primitives: &[&Primitive],
+    results: &[PrimitiveResults],
     timer: &Timer,
     settings: &Settings,
 ) -> Result<Vec<check::Failure>> {
-    let mut cases: Vec<Case> = check::failures(results).iter().map(|f| f.case).collect();
-    cases.dedup_by(|a, b| a.size == b.size && a.alignment == b.alignment);
-    if cases.is_empty() {
-        return Ok(Vec::new());
+    let mut failures: Vec<check::Failure> = results.iter().flat_map(check::failures).collect();
+    let settings = Settings {
+        budget: settings.budget.min(check::REMEASURE_BUDGET),
+        ..*settings
+    };
+    for _ in 1..check::MEASUREMENTS {
+        let mut still = Vec::new();
+        for primitive in primitives {
+            let mut cases: Vec<Case> = failures
+                .iter()
+                .filter(|f| f.primitive == primitive.name)
+                .map(|f| f.case)
+                .collect();
+            cases.dedup_by(|a, b| a.size == b.size && a.alignment == b.alignment);
+            if cases.is_empty() {
+                continue;
+            }
+            let again = harness::measure_primitive(primitive, &cases, timer, &settings)?;
+            still.extend(check::failures(&again).into_iter().filter_map(|mut f| {
+                let before = failures.iter().find(|b| b.same_row(&f))?;
+                f.ratios.splice(0..0, before.ratios.iter().copied());
+                Some(f)
+            }));
+        }
+        failures = still;
+        if failures.is_empty() {
+            break;
+        }
     }
-    let again = harness::measure_primitive(primitive, &cases, timer, settings)?;
-    Ok(check::failures(&again))
+    Ok(failures)
 }
