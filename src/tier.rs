@@ -235,17 +235,24 @@ pub(crate) mod selection {
 
     /// The value of [`own_stores`] when the architecture's inline paths may
     /// use their own stores with the chosen table
-    /// ([`InlinePath::allows_own_stores`]).
+    /// ([`InlinePath::own_stores`]): on x86_64, AVX-512 stores.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     pub(crate) const ON: u8 = 1;
 
     /// The value of [`own_stores`] when they may not.
-    const OFF: u8 = 2;
+    pub(crate) const OFF: u8 = 2;
 
-    /// [`ON`] or [`OFF`], set with [`TABLE`]; [`UNSELECTED`] before.
+    /// The value of [`own_stores`] when the inline paths may use AVX2
+    /// stores, and not AVX-512 ones (x86_64).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    pub(crate) const AVX2: u8 = 3;
+
+    /// [`ON`], [`OFF`] or [`AVX2`], set with [`TABLE`]; [`UNSELECTED`]
+    /// before.
     static OWN_STORES: AtomicU8 = AtomicU8::new(UNSELECTED);
 
-    /// Whether the inline paths may use their own stores: [`ON`], `OFF`, or
-    /// [`UNSELECTED`] before the first choice. Kept beside the table so
+    /// Whether the inline paths may use their own stores: [`ON`], [`OFF`],
+    /// [`AVX2`], or [`UNSELECTED`] before the first choice. Kept beside the table so
     /// that the inline paths test it with one load and one comparison.
     #[inline(always)]
     // Read by x86_64's inline fill alone, so far, and not in a build that
@@ -300,11 +307,7 @@ pub(crate) mod selection {
             .filter(|(_, kernels)| kernels.tier() == tier && kernels.is_available())
             .last()
             .unwrap_or((0, &arch::portable::Portable::KERNELS));
-        let own_stores = if arch::native::Inline::allows_own_stores(kernels) {
-            ON
-        } else {
-            OFF
-        };
+        let own_stores = arch::native::Inline::own_stores(kernels);
         // Racing threads compute the same answers; the ones stored last win
         // and equal the others.
         TABLE.store(index as u8 + 1, Ordering::Relaxed);
@@ -404,5 +407,20 @@ mod tests {
     fn active_is_available() {
         assert!(active_tier().is_available());
         assert_eq!(active_tier(), active_tier());
+    }
+
+    /// The inline fill's own stores follow the active tier (and
+    /// `FASTPATH_TIER`): AVX-512 stores with the AVX-512 tier and BMI2,
+    /// AVX2 stores with the AVX2 tier (or AVX-512 without BMI2), none below.
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    #[test]
+    fn own_stores_follow_the_tier() {
+        let tier = active_tier();
+        let expected = match tier {
+            Tier::Avx512 if std::is_x86_feature_detected!("bmi2") => selection::ON,
+            Tier::Avx512 | Tier::Avx2 => selection::AVX2,
+            _ => selection::OFF,
+        };
+        assert_eq!(selection::own_stores(), expected, "{tier:?}");
     }
 }

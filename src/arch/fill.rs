@@ -647,12 +647,13 @@ pub(crate) trait InlinePath {
         false
     }
 
-    /// Whether, with `kernels` chosen for the process, the two functions
-    /// above may use their own stores: the selection computes it once and
+    /// Which of their own stores, if any, the two functions above may use
+    /// with `kernels` chosen for the process: `tier::selection::OFF`, or a
+    /// value of the architecture's. The selection computes it once and
     /// caches it with its choice (`crate::tier`).
     #[cfg(feature = "std")]
-    fn allows_own_stores(_kernels: &super::Kernels) -> bool {
-        false
+    fn own_stores(_kernels: &super::Kernels) -> u8 {
+        crate::tier::selection::OFF
     }
 }
 
