@@ -63,8 +63,8 @@ impl Caches {
     #[must_use]
     pub const fn nontemporal_threshold(&self) -> usize {
         // At least 64 KiB, whatever a CPU reports (glibc's floor is 16 KiB).
-        if self.last_level < 64 << 10 {
-            64 << 10
+        if self.last_level < MIN_NONTEMPORAL_THRESHOLD {
+            MIN_NONTEMPORAL_THRESHOLD
         } else {
             self.last_level
         }
@@ -80,6 +80,11 @@ impl Caches {
 pub fn caches() -> Caches {
     imp::caches()
 }
+
+/// The lowest non-temporal threshold of any CPU: shorter fills never store
+/// non-temporally, and `fill_nontemporal` sends them to `fill`'s kernel
+/// without reading the threshold.
+pub(crate) const MIN_NONTEMPORAL_THRESHOLD: usize = 64 << 10;
 
 /// The non-temporal threshold once [`nontemporal_threshold`] has computed
 /// it; 0 until then.

@@ -231,7 +231,19 @@ fn fill_nontemporal_around_its_threshold() {
     let threshold = fastpath::caches().nontemporal_threshold();
     assert!(threshold > 0);
     let mut buf = vec![0x11u8; threshold + 130];
-    for len in [threshold - 1, threshold, threshold + 1, threshold + 65] {
+    // And around 64 KiB, the lowest threshold, below which it calls `fill`'s
+    // kernel without reading the threshold.
+    let lowest = 64 << 10;
+    assert!(threshold >= lowest);
+    for len in [
+        lowest - 1,
+        lowest,
+        lowest + 1,
+        threshold - 1,
+        threshold,
+        threshold + 1,
+        threshold + 65,
+    ] {
         for offset in [0, 1] {
             buf.fill(0x11);
             fastpath::fill_nontemporal(&mut buf[offset..offset + len], 0xee);
