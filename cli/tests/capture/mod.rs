@@ -883,3 +883,48 @@ pub fn ethernet_pcap(frames: &[Vec<u8>]) -> Vec<u8> {
         &frames,
     )
 }
+
+/// Asserts that tshark reads the capture of the Ethernet `frames` as
+/// `expected` says fastpath's verify does (as [`verify_lines`] gives it),
+/// and the capture `fix` writes of it as verify then reads it: tshark's
+/// verdicts, before and after fix. Skipped if tshark is not installed.
+pub fn assert_tshark_agrees(
+    name: &str,
+    frames: &[Vec<u8>],
+    expected: &[(u64, u8, String, String)],
+) {
+    if std::process::Command::new("tshark")
+        .arg("-v")
+        .output()
+        .is_err()
+    {
+        eprintln!("tshark not installed: not compared");
+        return;
+    }
+    let dir = temp_dir(name);
+    let file = dir.join("in.pcap");
+    std::fs::write(&file, ethernet_pcap(frames)).unwrap();
+    assert_eq!(tshark_verdicts(&file), as_tshark(expected));
+    let fixed = dir.join("fixed.pcap");
+    fastpath(&["pcap", "fix", path(&file), "-o", path(&fixed)]);
+    assert_eq!(tshark_verdicts(&fixed), as_tshark(&verify_lines(&fixed)));
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// The IP packet of the Ethernet `frame`, its bytes changed by `mutations`
+/// (an index into it, and the new value) and cut at `cut`: the input of the
+/// fuzzing properties.
+pub fn mutated_ip(
+    frame: &[u8],
+    mutations: &[(proptest::sample::Index, u8)],
+    cut: proptest::sample::Index,
+) -> Vec<u8> {
+    // The IP packet after the 14-byte Ethernet header.
+    let mut ip = frame[14..].to_vec();
+    for (at, value) in mutations {
+        let i = at.index(ip.len());
+        ip[i] = *value;
+    }
+    ip.truncate(cut.index(ip.len() + 1));
+    ip
+}
