@@ -285,50 +285,59 @@ pub(crate) unsafe fn fill_with<V: Splat, const NONTEMPORAL: bool>(
 /// its type parameter.
 macro_rules! fill_kernels {
     ($splat:ty $(, $features:literal)?) => {
-        /// Sets every byte of `dst` to `value`: the tier's fill kernel.
-        ///
-        /// # Safety
-        ///
-        /// The CPU must support the tier's target features.
-        $(#[target_feature(enable = $features)])?
-        pub(crate) unsafe fn fill(dst: &mut [u8], value: u8) {
-            // SAFETY: the tier's features are enabled here, as the caller
-            // guarantees; the pointer and length are those of `dst`, which
-            // is writable.
-            unsafe { $crate::arch::fill::fill_with::<$splat, false>(dst.as_mut_ptr(), dst.len(), value) }
-        }
-
-        /// The tier's kernel of `fastpath::fill_nontemporal`.
-        ///
-        /// # Safety
-        ///
-        /// The CPU must support the tier's target features.
-        $(#[target_feature(enable = $features)])?
-        pub(crate) unsafe fn fill_nontemporal(dst: &mut [u8], value: u8) {
-            // SAFETY: as in `fill`.
-            unsafe { $crate::arch::fill::fill_with::<$splat, true>(dst.as_mut_ptr(), dst.len(), value) }
-        }
-
-        /// What `fastpath::fill_nontemporal` calls past its inline paths:
-        /// `fill` below the non-temporal threshold, `fill_nontemporal` from
-        /// it. The threshold is read here, not at the call site, so that
-        /// the code inlined into callers is `fastpath::fill`'s; and read
-        /// with no call (a threshold not yet known reads 0, and sends every
-        /// length to [`fill_from_threshold`]), so that below it this is
-        /// `fill` with one load and one comparison more, and no stack frame.
-        ///
-        /// # Safety
-        ///
-        /// The CPU must support the tier's target features.
-        $(#[target_feature(enable = $features)])?
-        pub(crate) unsafe fn fill_or_stream(dst: &mut [u8], value: u8) {
-            if dst.len() >= $crate::cache::nontemporal_threshold_known() {
-                // SAFETY: as in `fill`.
-                return unsafe { fill_from_threshold(dst, value) };
+        $crate::arch::line_aligned!(
+            concat!(".text.fastpath.fill.", stringify!($splat)),
+            /// Sets every byte of `dst` to `value`: the tier's fill kernel.
+            ///
+            /// # Safety
+            ///
+            /// The CPU must support the tier's target features.
+            $(#[target_feature(enable = $features)])?
+            pub(crate) unsafe fn fill(dst: &mut [u8], value: u8) {
+                // SAFETY: the tier's features are enabled here, as the caller
+                // guarantees; the pointer and length are those of `dst`, which
+                // is writable.
+                unsafe { $crate::arch::fill::fill_with::<$splat, false>(dst.as_mut_ptr(), dst.len(), value) }
             }
-            // SAFETY: as in `fill`.
-            unsafe { $crate::arch::fill::fill_with::<$splat, false>(dst.as_mut_ptr(), dst.len(), value) }
-        }
+        );
+
+        $crate::arch::line_aligned!(
+            concat!(".text.fastpath.fill_nontemporal.", stringify!($splat)),
+            /// The tier's kernel of `fastpath::fill_nontemporal`.
+            ///
+            /// # Safety
+            ///
+            /// The CPU must support the tier's target features.
+            $(#[target_feature(enable = $features)])?
+            pub(crate) unsafe fn fill_nontemporal(dst: &mut [u8], value: u8) {
+                // SAFETY: as in `fill`.
+                unsafe { $crate::arch::fill::fill_with::<$splat, true>(dst.as_mut_ptr(), dst.len(), value) }
+            }
+        );
+
+        $crate::arch::line_aligned!(
+            concat!(".text.fastpath.fill_or_stream.", stringify!($splat)),
+            /// What `fastpath::fill_nontemporal` calls past its inline paths:
+            /// `fill` below the non-temporal threshold, `fill_nontemporal` from
+            /// it. The threshold is read here, not at the call site, so that
+            /// the code inlined into callers is `fastpath::fill`'s; and read
+            /// with no call (a threshold not yet known reads 0, and sends every
+            /// length to [`fill_from_threshold`]), so that below it this is
+            /// `fill` with one load and one comparison more, and no stack frame.
+            ///
+            /// # Safety
+            ///
+            /// The CPU must support the tier's target features.
+            $(#[target_feature(enable = $features)])?
+            pub(crate) unsafe fn fill_or_stream(dst: &mut [u8], value: u8) {
+                if dst.len() >= $crate::cache::nontemporal_threshold_known() {
+                    // SAFETY: as in `fill`.
+                    return unsafe { fill_from_threshold(dst, value) };
+                }
+                // SAFETY: as in `fill`.
+                unsafe { $crate::arch::fill::fill_with::<$splat, false>(dst.as_mut_ptr(), dst.len(), value) }
+            }
+        );
 
         /// [`fill_or_stream`] for the lengths from the threshold, or any
         /// length while the threshold is not yet known.

@@ -235,27 +235,31 @@ fn opaque(x: usize) -> usize {
     core::hint::black_box(x)
 }
 
-/// Defines a tier's copy kernel, `copy`: the shared algorithm
+/// Defines a tier's copy kernel, `copy`, on a line of its own
+/// (`arch::line_aligned`): the shared algorithm
 /// ([`copy_with`]) on the vector `$chunk`, in a function that enables the
 /// target features `$features` (none for the portable tier). A macro,
 /// because a generic function cannot enable target features that depend on
 /// its type parameter.
 macro_rules! copy_kernel {
     ($chunk:ty $(, $features:literal)?) => {
-        /// Copies `src` into `dst`, `min(dst.len(), src.len())` bytes: the
-        /// tier's copy kernel.
-        ///
-        /// # Safety
-        ///
-        /// The CPU must support the tier's target features.
-        $(#[target_feature(enable = $features)])?
-        pub(crate) unsafe fn copy(dst: &mut [core::mem::MaybeUninit<u8>], src: &[u8]) {
-            let len = dst.len().min(src.len());
-            // SAFETY: the tier's features are enabled here, as the caller
-            // guarantees; the `len` bytes are inside both slices, which
-            // cannot overlap (one is borrowed mutably).
-            unsafe { $crate::arch::memcpy::copy_with::<$chunk>(dst.as_mut_ptr().cast(), src.as_ptr(), len) }
-        }
+        $crate::arch::line_aligned!(
+            concat!(".text.fastpath.copy.", stringify!($chunk)),
+            /// Copies `src` into `dst`, `min(dst.len(), src.len())` bytes:
+            /// the tier's copy kernel.
+            ///
+            /// # Safety
+            ///
+            /// The CPU must support the tier's target features.
+            $(#[target_feature(enable = $features)])?
+            pub(crate) unsafe fn copy(dst: &mut [core::mem::MaybeUninit<u8>], src: &[u8]) {
+                let len = dst.len().min(src.len());
+                // SAFETY: the tier's features are enabled here, as the
+                // caller guarantees; the `len` bytes are inside both slices,
+                // which cannot overlap (one is borrowed mutably).
+                unsafe { $crate::arch::memcpy::copy_with::<$chunk>(dst.as_mut_ptr().cast(), src.as_ptr(), len) }
+            }
+        );
     };
 }
 pub(crate) use copy_kernel;

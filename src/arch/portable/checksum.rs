@@ -20,11 +20,14 @@ use crate::arch::scalar;
 /// Bytes summed into the 32-bit accumulator before it is emptied.
 const BLOCK: usize = 4 * 32 * 1024;
 
-/// The checksum of `data`, the complement of its folded sum: the portable
-/// kernel.
-pub(crate) fn checksum(data: &[u8]) -> u16 {
-    !scalar::finish_native(sum_native(data))
-}
+crate::arch::line_aligned!(
+    ".text.fastpath.checksum.portable",
+    /// The checksum of `data`, the complement of its folded sum: the portable
+    /// kernel.
+    pub(crate) fn checksum(data: &[u8]) -> u16 {
+        !scalar::finish_native(sum_native(data))
+    }
+);
 
 /// The sum of `data` as native-endian 16-bit words, not folded.
 fn sum_native(data: &[u8]) -> u64 {

@@ -73,15 +73,18 @@ pub(super) const STEPS_PER_REDUCTION: usize = 1 << 15;
 // a whole block must fit in a lane.
 const _: () = assert!(STEPS_PER_REDUCTION as u64 * 2 * 0xffff <= u32::MAX as u64);
 
-/// The checksum of `data`, the complement of its folded sum.
-///
-/// # Safety
-///
-/// The CPU must support NEON.
-#[target_feature(enable = "neon")]
-pub(crate) unsafe fn checksum(data: &[u8]) -> u16 {
-    !scalar::finish_native(sum_into(data, SumOnly))
-}
+crate::arch::line_aligned!(
+    ".text.fastpath.checksum.neon",
+    /// The checksum of `data`, the complement of its folded sum.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must support NEON.
+    #[target_feature(enable = "neon")]
+    pub(crate) unsafe fn checksum(data: &[u8]) -> u16 {
+        !scalar::finish_native(sum_into(data, SumOnly))
+    }
+);
 
 /// A NEON register of 16 bytes.
 #[derive(Clone, Copy)]

@@ -38,34 +38,40 @@ use super::{Avx512, Avx512Vnni};
 use crate::arch::scalar;
 use crate::arch::x86_64::vector;
 
-/// Copies `src` into `dst` and returns the checksum of `src`, the complement
-/// of the folded sum. It copies `min(dst.len(), src.len())` bytes.
-///
-/// # Safety
-///
-/// The CPU must support AVX-512F and AVX-512BW.
-#[target_feature(enable = "avx512f,avx512bw")]
-pub(crate) unsafe fn copy_checksum(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u16 {
-    // SAFETY: the caller guarantees the features of `Avx512`, and this
-    // function returns the checksum.
-    let adder = unsafe { Avx512::new_unchecked() };
-    // SAFETY: as above.
-    !scalar::finish_native(unsafe { copy_sum_with(adder, dst, src, copy_checksum) })
-}
+crate::arch::line_aligned!(
+    ".text.fastpath.copy_checksum.avx512",
+    /// Copies `src` into `dst` and returns the checksum of `src`, the complement
+    /// of the folded sum. It copies `min(dst.len(), src.len())` bytes.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must support AVX-512F and AVX-512BW.
+    #[target_feature(enable = "avx512f,avx512bw")]
+    pub(crate) unsafe fn copy_checksum(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u16 {
+        // SAFETY: the caller guarantees the features of `Avx512`, and this
+        // function returns the checksum.
+        let adder = unsafe { Avx512::new_unchecked() };
+        // SAFETY: as above.
+        !scalar::finish_native(unsafe { copy_sum_with(adder, dst, src, copy_checksum) })
+    }
+);
 
-/// [`copy_checksum`] with `vpdpwssd`.
-///
-/// # Safety
-///
-/// The CPU must support AVX-512F, AVX-512BW and AVX512-VNNI.
-#[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
-pub(crate) unsafe fn copy_checksum_vnni(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u16 {
-    // SAFETY: the caller guarantees the features of `Avx512Vnni`, and this
-    // function returns the checksum.
-    let adder = unsafe { Avx512Vnni::new_unchecked() };
-    // SAFETY: as above.
-    !scalar::finish_native(unsafe { copy_sum_with(adder, dst, src, copy_checksum_vnni) })
-}
+crate::arch::line_aligned!(
+    ".text.fastpath.copy_checksum_vnni.avx512",
+    /// [`copy_checksum`] with `vpdpwssd`.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must support AVX-512F, AVX-512BW and AVX512-VNNI.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+    pub(crate) unsafe fn copy_checksum_vnni(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u16 {
+        // SAFETY: the caller guarantees the features of `Avx512Vnni`, and this
+        // function returns the checksum.
+        let adder = unsafe { Avx512Vnni::new_unchecked() };
+        // SAFETY: as above.
+        !scalar::finish_native(unsafe { copy_sum_with(adder, dst, src, copy_checksum_vnni) })
+    }
+);
 
 /// The kernel, adding lines with `adder`, returning the native-endian sum,
 /// not folded.
