@@ -154,53 +154,61 @@ pub(crate) unsafe fn copy_with<V: Chunk>(dst: *mut u8, src: *const u8, len: usiz
     // `len - 4w`, so it ends before `len`; the last four vectors cover
     // `len - 4w..len`, everything the blocks left.
     unsafe {
-        if len <= 64 {
-            copy_short(dst, src, len);
-        } else if len <= 2 * w {
-            // All the loads, then all the stores: interleaved, the AVX2
-            // kernel ran 129-256 bytes at 0.83x glibc's memcpy, rather than
-            // 1.25-1.35x (docs/benchmark-history.md).
-            let (first, last) = (V::load(src), V::load(src.add(len - w)));
-            first.store(dst);
-            last.store(dst.add(len - w));
-        } else if len <= 4 * w {
-            let head = [0, 1].map(|i| V::load(src.add(i * w)));
-            let tail = [2, 1].map(|i| V::load(src.add(len - i * w)));
-            for (i, v) in head.into_iter().enumerate() {
-                v.store(dst.add(i * w));
-            }
-            for (i, v) in tail.into_iter().enumerate() {
-                v.store(dst.add(len - (2 - i) * w));
-            }
-        } else if len <= 8 * w {
-            let head = [0, 1, 2, 3].map(|i| V::load(src.add(i * w)));
-            let tail = [4, 3, 2, 1].map(|i| V::load(src.add(len - i * w)));
-            for (i, v) in head.into_iter().enumerate() {
-                v.store(dst.add(i * w));
-            }
-            for (i, v) in tail.into_iter().enumerate() {
-                v.store(dst.add(len - (4 - i) * w));
+        // The lengths up to 64 come last: `fastpath::copy` and
+        // `copy_uninit` copy them inline, so the kernel sees them only
+        // when called directly, and 65-128 bytes (AVX-512) go through no
+        // taken branch, as in glibc's `memcpy`: 1.07-1.23× its speed at
+        // 100 and 128 bytes on Zen 4, rather than 0.85-0.91× with the
+        // short path first (docs/benchmark-history.md).
+        if len > 64 {
+            if len <= 2 * w {
+                // All the loads, then all the stores: interleaved, the AVX2
+                // kernel ran 129-256 bytes at 0.83x glibc's memcpy, rather than
+                // 1.25-1.35x (docs/benchmark-history.md).
+                let (first, last) = (V::load(src), V::load(src.add(len - w)));
+                first.store(dst);
+                last.store(dst.add(len - w));
+            } else if len <= 4 * w {
+                let head = [0, 1].map(|i| V::load(src.add(i * w)));
+                let tail = [2, 1].map(|i| V::load(src.add(len - i * w)));
+                for (i, v) in head.into_iter().enumerate() {
+                    v.store(dst.add(i * w));
+                }
+                for (i, v) in tail.into_iter().enumerate() {
+                    v.store(dst.add(len - (2 - i) * w));
+                }
+            } else if len <= 8 * w {
+                let head = [0, 1, 2, 3].map(|i| V::load(src.add(i * w)));
+                let tail = [4, 3, 2, 1].map(|i| V::load(src.add(len - i * w)));
+                for (i, v) in head.into_iter().enumerate() {
+                    v.store(dst.add(i * w));
+                }
+                for (i, v) in tail.into_iter().enumerate() {
+                    v.store(dst.add(len - (4 - i) * w));
+                }
+            } else {
+                move_at::<V, false>(dst, src, 0);
+                let mut offset = w - dst as usize % w;
+                while offset < len - 4 * w {
+                    if V::IN_ORDER {
+                        let v = [0, 1, 2, 3].map(|i| V::load(src.add(offset + i * w)));
+                        for (i, v) in v.into_iter().enumerate() {
+                            v.store_aligned(dst.add(offset + i * w));
+                            compiler_fence(Ordering::SeqCst);
+                        }
+                    } else {
+                        for i in 0..4 {
+                            move_at::<V, true>(dst, src, offset + i * w);
+                        }
+                    }
+                    offset = opaque(offset + 4 * w);
+                }
+                for i in 0..4 {
+                    move_at::<V, false>(dst, src, len - (4 - i) * w);
+                }
             }
         } else {
-            move_at::<V, false>(dst, src, 0);
-            let mut offset = w - dst as usize % w;
-            while offset < len - 4 * w {
-                if V::IN_ORDER {
-                    let v = [0, 1, 2, 3].map(|i| V::load(src.add(offset + i * w)));
-                    for (i, v) in v.into_iter().enumerate() {
-                        v.store_aligned(dst.add(offset + i * w));
-                        compiler_fence(Ordering::SeqCst);
-                    }
-                } else {
-                    for i in 0..4 {
-                        move_at::<V, true>(dst, src, offset + i * w);
-                    }
-                }
-                offset = opaque(offset + 4 * w);
-            }
-            for i in 0..4 {
-                move_at::<V, false>(dst, src, len - (4 - i) * w);
-            }
+            copy_short(dst, src, len);
         }
     }
 }
