@@ -82,8 +82,8 @@ pub fn caches() -> Caches {
 }
 
 /// The lowest non-temporal threshold of any CPU: shorter fills never store
-/// non-temporally, and `fill_nontemporal` sends them to `fill`'s kernel
-/// without reading the threshold.
+/// non-temporally, and `fill_nontemporal`'s kernel fills them as `fill`
+/// does without reading the threshold.
 pub(crate) const MIN_NONTEMPORAL_THRESHOLD: usize = 64 << 10;
 
 /// The non-temporal threshold once [`nontemporal_threshold`] has computed
@@ -92,21 +92,24 @@ pub(crate) const MIN_NONTEMPORAL_THRESHOLD: usize = 64 << 10;
 static THRESHOLD: core::sync::atomic::AtomicUsize = core::sync::atomic::AtomicUsize::new(0);
 
 /// [`Caches::nontemporal_threshold`] of [`caches`], computed at the first
-/// call.
+/// call: a load and a comparison after it.
+#[cfg(feature = "std")]
+#[inline]
+pub(crate) fn nontemporal_threshold() -> usize {
+    match THRESHOLD.load(core::sync::atomic::Ordering::Relaxed) {
+        0 => compute_nontemporal_threshold(),
+        threshold => threshold,
+    }
+}
+
+/// Computes the threshold of [`nontemporal_threshold`] and keeps it.
 #[cfg(feature = "std")]
 #[cold]
 #[inline(never)]
-pub(crate) fn nontemporal_threshold() -> usize {
-    use core::sync::atomic::Ordering;
-
-    match THRESHOLD.load(Ordering::Relaxed) {
-        0 => {
-            let threshold = caches().nontemporal_threshold().max(1);
-            THRESHOLD.store(threshold, Ordering::Relaxed);
-            threshold
-        }
-        threshold => threshold,
-    }
+fn compute_nontemporal_threshold() -> usize {
+    let threshold = caches().nontemporal_threshold().max(1);
+    THRESHOLD.store(threshold, core::sync::atomic::Ordering::Relaxed);
+    threshold
 }
 
 /// [`Caches::ASSUMED`]' non-temporal threshold, the one of builds without
@@ -115,22 +118,6 @@ pub(crate) fn nontemporal_threshold() -> usize {
 #[inline(always)]
 pub(crate) const fn nontemporal_threshold() -> usize {
     Caches::ASSUMED.nontemporal_threshold()
-}
-
-/// The non-temporal threshold if it is known, 0 before the first call of
-/// [`nontemporal_threshold`]: one load, and no call, so that a kernel that
-/// tests a length against it needs no stack frame. A length at least this
-/// large must take a path that calls [`nontemporal_threshold`].
-#[inline(always)]
-pub(crate) fn nontemporal_threshold_known() -> usize {
-    #[cfg(feature = "std")]
-    {
-        THRESHOLD.load(core::sync::atomic::Ordering::Relaxed)
-    }
-    #[cfg(not(feature = "std"))]
-    {
-        nontemporal_threshold()
-    }
 }
 
 #[cfg(all(feature = "std", target_arch = "x86_64", target_feature = "sse2"))]
@@ -215,15 +202,11 @@ mod imp {
 mod tests {
     use super::*;
 
-    /// The threshold read without a call is 0 or the threshold, and the
-    /// threshold once it was computed: a length at least as long as it
-    /// always reaches the path that computes it.
+    /// The threshold is computed once, and is that of the caches found.
     #[test]
-    fn known_threshold() {
-        let before = nontemporal_threshold_known();
+    fn threshold() {
         let threshold = nontemporal_threshold();
-        assert!(before == 0 || before == threshold, "{before} {threshold}");
-        assert_eq!(threshold, caches().nontemporal_threshold());
-        assert_eq!(nontemporal_threshold_known(), threshold);
+        assert_eq!(threshold, caches().nontemporal_threshold().max(1));
+        assert_eq!(nontemporal_threshold(), threshold);
     }
 }

@@ -64,8 +64,8 @@ pub fn fill(dst: &mut [u8], value: u8) {
 }
 
 /// [`fill`], or with `NONTEMPORAL` [`fill_nontemporal`]: the same inline
-/// paths, then a call of the fill kernel, or from 64 KiB of the kernel that
-/// picks between the fill and the non-temporal one at the threshold.
+/// paths, then a call of the fill kernel, or of the kernel that picks
+/// between the fill and the non-temporal one at the threshold.
 #[inline(always)]
 fn fill_stores<const NONTEMPORAL: bool>(dst: &mut [u8], value: u8) {
     let len = dst.len();
@@ -82,9 +82,7 @@ fn fill_stores<const NONTEMPORAL: bool>(dst: &mut [u8], value: u8) {
         if unsafe { try_fill_long_inline(dst.as_mut_ptr(), len, value) } {
             return;
         }
-        // Below the lowest threshold of any CPU, a constant, the kernel is
-        // `fill`'s own: one comparison with no load more than `fill`.
-        if NONTEMPORAL && len >= crate::cache::MIN_NONTEMPORAL_THRESHOLD {
+        if NONTEMPORAL {
             fill_nontemporal_dispatched(dst, value);
         } else {
             fill_dispatched(dst, value);
@@ -135,15 +133,14 @@ pub fn zero(dst: &mut [u8]) {
 /// fastpath::fill_nontemporal(&mut frame, 0);
 /// assert!(frame.iter().all(|&b| b == 0));
 /// ```
-// Always inlined, as `fill` is, with the same inline code, and below 64 KiB
-// (the lowest threshold) `fill`'s kernel; the threshold is read in the
-// kernel that longer fills call (`fill_or_stream`). Read before the inline
-// paths, it made random 0-256 byte fills 0.89× as fast as `fill` (Zen 4,
-// `-C target-cpu=native`); read after them, at the call site, 100-256 byte
-// fills took 1.4 cycles more than `fill` (0.84-0.90× glibc at 256 bytes,
-// Zen 4 with AVX-512 masked off); read in the kernel for every length,
-// random 0-256 and 0-1024 byte fills ran at 0.94-0.96× glibc where `fill`
-// ran at 0.97× and more.
+// Always inlined, as `fill` is, with the same inline code: only the kernel
+// differs, `fill`'s own below 64 KiB (the lowest threshold) behind one
+// comparison that is not taken. Read before the inline paths, the threshold
+// made random 0-256 byte fills 0.89× as fast as `fill` (Zen 4,
+// `-C target-cpu=native`); compared with 64 KiB after them, at the call
+// site, it cost 256-byte fills a taken branch, 2-3 cycles (0.64-0.70×
+// glibc's speed where `fill` ran at 0.87-0.90×, Zen 4 with AVX-512 masked
+// off).
 #[inline(always)]
 pub fn fill_nontemporal(dst: &mut [u8], value: u8) {
     fill_stores::<true>(dst, value);
