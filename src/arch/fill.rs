@@ -284,12 +284,26 @@ pub(crate) unsafe fn fill_with<V: Splat, const NONTEMPORAL: bool>(
                 for offset in [0, w, len - 2 * w, len - w] {
                     v.store(ptr.add(offset));
                 }
+                end_of_path();
             } else {
                 fill_short(v, ptr, len);
             }
         } else {
             fill_long::<V, NONTEMPORAL>(v, ptr, len, value);
         }
+    }
+}
+
+/// Keeps the compiler from ending the path it is called on with a jump to
+/// another that ends with the same stores (`fill_blocks`' last ones): an
+/// empty assembly block, which the stores before it must precede, so that
+/// the two paths no longer share their last instructions.
+#[inline(always)]
+fn end_of_path() {
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+    // SAFETY: an empty template.
+    unsafe {
+        core::arch::asm!("", options(nostack, preserves_flags));
     }
 }
 
