@@ -295,9 +295,13 @@ pub(crate) unsafe fn fill_with<V: Splat, const NONTEMPORAL: bool>(
 }
 
 /// Keeps the compiler from ending the path it is called on with a jump to
-/// another that ends with the same stores (`fill_blocks`' last ones): an
-/// empty assembly block, which the stores before it must precede, so that
-/// the two paths no longer share their last instructions.
+/// another that ends with the same stores (the four vectors that end a
+/// fill): an empty assembly block, which the stores before it must
+/// precede, so that the two paths no longer share their last instructions.
+/// The jump was a taken branch on the paths of the commonest lengths:
+/// without it, aligned 256-byte fills took 7.5-7.9 TSC cycles rather than
+/// 9.6-9.8 with AVX-512, and random 0-256 byte fills ran at 1.07-1.08×
+/// glibc's speed rather than 0.98× with AVX2 (Zen 4).
 #[inline(always)]
 fn end_of_path() {
     #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
@@ -562,6 +566,8 @@ unsafe fn store_line_part<V: Splat>(v: V, ptr: *mut u8, nontemporal: bool) {
 /// eight vectors, blocks of four vectors aligned to the line, the first at
 /// the last line boundary at or before `ptr + 4W`, each stored if it starts
 /// before `len - 4W`; and four unaligned vectors that end at `ptr + len`.
+/// Up to eight vectors, the commonest case, the last four follow the first
+/// with no taken branch.
 ///
 /// No byte is stored more than twice. The first eight vectors and the last
 /// eight, which this replaced for 9-16 vectors, store a 600-byte fill as
@@ -591,7 +597,15 @@ unsafe fn fill_blocks<V: Splat>(v: V, ptr: *mut u8, len: usize) {
         for i in 0..4 {
             v.store(ptr.add(i * w));
         }
-        if len > 8 * w {
+        let last = ptr.add(len - 4 * w);
+        if len <= 8 * w {
+            for i in 0..4 {
+                v.store(last.add(i * w));
+            }
+            end_of_path();
+            return;
+        }
+        {
             let mut block = 4 * w - ptr as usize % LINE;
             loop {
                 for i in 0..4 {
@@ -603,7 +617,6 @@ unsafe fn fill_blocks<V: Splat>(v: V, ptr: *mut u8, len: usize) {
                 }
             }
         }
-        let last = ptr.add(len - 4 * w);
         for i in 0..4 {
             v.store(last.add(i * w));
         }
