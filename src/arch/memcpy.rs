@@ -66,6 +66,21 @@ pub(crate) trait Chunk: Copy {
     /// As [`store`](Self::store), and `ptr` must be aligned to
     /// `Self::BYTES`.
     unsafe fn store_aligned(self, ptr: *mut u8);
+
+    /// Copies the `len > 8 * Self::BYTES` bytes at `src` to `dst`: by
+    /// default [`copy_lines`] with this vector; a tier may pick another
+    /// vector for some placements.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must support the vector's instruction set, `len` must be
+    /// more than `8 * Self::BYTES`, `src` valid for reads and `dst` for
+    /// writes of `len` bytes, and the two must not overlap.
+    #[inline(always)]
+    unsafe fn copy_long(dst: *mut u8, src: *const u8, len: usize) {
+        // SAFETY: the caller's guarantees.
+        unsafe { copy_lines::<Self>(dst, src, len) }
+    }
 }
 
 /// Copies the `len <= 64` bytes at `src` to `dst` without a loop or a call.
@@ -126,33 +141,11 @@ pub(crate) unsafe fn copy_short(dst: *mut u8, src: *const u8, len: usize) {
 #[inline(always)]
 pub(crate) unsafe fn copy_with<V: Chunk>(dst: *mut u8, src: *const u8, len: usize) {
     let w = V::BYTES;
-    /// Moves the vector at `offset`, storing it aligned if `ALIGNED`.
-    ///
-    /// # Safety
-    ///
-    /// The `W` bytes at `offset` must be inside both buffers, and with
-    /// `ALIGNED` `dst + offset` aligned to `W`.
-    #[inline(always)]
-    unsafe fn move_at<V: Chunk, const ALIGNED: bool>(dst: *mut u8, src: *const u8, offset: usize) {
-        // SAFETY: the caller's guarantees.
-        unsafe {
-            let v = V::load(src.add(offset));
-            if ALIGNED {
-                v.store_aligned(dst.add(offset));
-            } else {
-                v.store(dst.add(offset));
-            }
-        }
-    }
     // SAFETY: up to 64 bytes, `copy_short`'s conditions. Beyond, with
     // `len > 64 >= w`: the vectors from the start and those that end at
     // `len` are `k` each with `k * w <= len` (`len > k * w` by each branch's
     // bound, halved), so they lie inside both buffers and, together, cover
-    // `0..len`. In the loop, `offset` starts at the first multiple of `w`
-    // after `dst` (in `1..=w` bytes, so the first vector covers what comes
-    // before it), and a block is stored only if it starts before
-    // `len - 4w`, so it ends before `len`; the last four vectors cover
-    // `len - 4w..len`, everything the blocks left.
+    // `0..len`; beyond `8w`, `copy_long`'s conditions.
     unsafe {
         // The lengths up to 64 come last: `fastpath::copy` and
         // `copy_uninit` copy them inline, so the kernel sees them only
@@ -187,28 +180,70 @@ pub(crate) unsafe fn copy_with<V: Chunk>(dst: *mut u8, src: *const u8, len: usiz
                     v.store(dst.add(len - (4 - i) * w));
                 }
             } else {
-                move_at::<V, false>(dst, src, 0);
-                let mut offset = w - dst as usize % w;
-                while offset < len - 4 * w {
-                    if V::IN_ORDER {
-                        let v = [0, 1, 2, 3].map(|i| V::load(src.add(offset + i * w)));
-                        for (i, v) in v.into_iter().enumerate() {
-                            v.store_aligned(dst.add(offset + i * w));
-                            compiler_fence(Ordering::SeqCst);
-                        }
-                    } else {
-                        for i in 0..4 {
-                            move_at::<V, true>(dst, src, offset + i * w);
-                        }
-                    }
-                    offset = opaque(offset + 4 * w);
-                }
-                for i in 0..4 {
-                    move_at::<V, false>(dst, src, len - (4 - i) * w);
-                }
+                V::copy_long(dst, src, len);
             }
         } else {
             copy_short(dst, src, len);
+        }
+    }
+}
+
+/// Copies the `len` bytes at `src` to `dst` with vectors `V`, `len` more
+/// than eight of them: the first vector unaligned, then from the first
+/// `W`-aligned address of the destination on, blocks of four vectors loaded
+/// unaligned and stored aligned, and the last four vectors unaligned.
+///
+/// # Safety
+///
+/// The CPU must support `V`'s instruction set, `len` must be more than
+/// `8 * V::BYTES`, `src` valid for reads and `dst` for writes of `len`
+/// bytes, and the two must not overlap.
+#[inline(always)]
+pub(crate) unsafe fn copy_lines<V: Chunk>(dst: *mut u8, src: *const u8, len: usize) {
+    let w = V::BYTES;
+    debug_assert!(len > 8 * w);
+    /// Moves the vector at `offset`, storing it aligned if `ALIGNED`.
+    ///
+    /// # Safety
+    ///
+    /// The `W` bytes at `offset` must be inside both buffers, and with
+    /// `ALIGNED` `dst + offset` aligned to `W`.
+    #[inline(always)]
+    unsafe fn move_at<V: Chunk, const ALIGNED: bool>(dst: *mut u8, src: *const u8, offset: usize) {
+        // SAFETY: the caller's guarantees.
+        unsafe {
+            let v = V::load(src.add(offset));
+            if ALIGNED {
+                v.store_aligned(dst.add(offset));
+            } else {
+                v.store(dst.add(offset));
+            }
+        }
+    }
+    // SAFETY: `offset` starts at the first multiple of `w` after `dst` (in
+    // `1..=w` bytes, so the first vector covers what comes before it), and
+    // a block is stored only if it starts before `len - 4w`, so it ends
+    // before `len`; the last four vectors cover `len - 4w..len`, everything
+    // the blocks left, and all lie inside both buffers as `len > 8w`.
+    unsafe {
+        move_at::<V, false>(dst, src, 0);
+        let mut offset = w - dst as usize % w;
+        while offset < len - 4 * w {
+            if V::IN_ORDER {
+                let v = [0, 1, 2, 3].map(|i| V::load(src.add(offset + i * w)));
+                for (i, v) in v.into_iter().enumerate() {
+                    v.store_aligned(dst.add(offset + i * w));
+                    compiler_fence(Ordering::SeqCst);
+                }
+            } else {
+                for i in 0..4 {
+                    move_at::<V, true>(dst, src, offset + i * w);
+                }
+            }
+            offset = opaque(offset + 4 * w);
+        }
+        for i in 0..4 {
+            move_at::<V, false>(dst, src, len - (4 - i) * w);
         }
     }
 }
