@@ -4,6 +4,7 @@ use std::hint::black_box;
 
 use super::blocks::Block;
 use super::bound::Bound;
+use super::placement::{self, Placed};
 use super::primitive::{Implementation, Kernel, Primitive, implementation, library};
 use super::{baselines, opaque};
 use crate::results::{Alignment, Kind};
@@ -68,7 +69,14 @@ impl Kernel for Function {
         }
     }
 
-    fn run(&self, block: &mut Block<'_>, iters: u64) {
+    fn run(&self, block: &mut Block<'_>, iters: u64, placement: usize) {
+        placement::run(self, block, iters, placement);
+    }
+}
+
+impl Placed for Function {
+    #[inline(always)]
+    fn repeat(&self, block: &mut Block<'_>, iters: u64) {
         // The match is outside the loop: each arm is its own tight loop.
         match *self {
             Function::Checksum(checksum) => repeat(block.src, iters, black_box(checksum)),

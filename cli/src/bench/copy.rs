@@ -6,6 +6,7 @@ use std::mem::MaybeUninit;
 
 use super::blocks::Block;
 use super::bound::Bound;
+use super::placement::{self, Placed};
 use super::primitive::{Implementation, Kernel, Primitive, implementation, library};
 use super::{DPDK_SIZES, opaque};
 use crate::results::{Alignment, Kind};
@@ -153,7 +154,14 @@ impl Kernel for Function {
         }
     }
 
-    fn run(&self, block: &mut Block<'_>, iters: u64) {
+    fn run(&self, block: &mut Block<'_>, iters: u64, placement: usize) {
+        placement::run(self, block, iters, placement);
+    }
+}
+
+impl Placed for Function {
+    #[inline(always)]
+    fn repeat(&self, block: &mut Block<'_>, iters: u64) {
         // In locals, so that the loops keep them in registers (see
         // `blocks::next_calls`).
         let (src, dst): (&[u8], &mut [u8]) = (block.src, &mut *block.dst);

@@ -45,6 +45,7 @@ use fastpath::arch::FillKernel;
 use super::blocks::{Block, next_calls};
 use super::bound::Bound;
 use super::opaque::slice_mut as opaque;
+use super::placement::{self, Placed};
 use super::primitive::{Implementation, Kernel, Primitive, implementation};
 use crate::results::{Alignment, Kind, Lengths};
 
@@ -170,6 +171,33 @@ impl Function {
     }
 }
 
+/// Calls `$call` on a slice `$dst` `iters` times: on the block, or on the
+/// next calls of the block's table ([`next_calls`]). A macro, so that each
+/// loop has the call written in it: passed to a function as a closure or a
+/// function item, `fastpath::fill` (always inlined) stayed in a function of
+/// its own once the timing loop was compiled in several copies
+/// ([`placement`]), and the bench timed a call the applications do not make.
+macro_rules! repeat {
+    ($block:expr, $iters:expr, |$dst:ident| $call:expr) => {{
+        let block: &mut Block<'_> = $block;
+        let iters: u64 = $iters;
+        if block.calls.is_empty() {
+            // In a local, kept in registers (see `next_calls`).
+            let dst: &mut [u8] = &mut *block.dst;
+            for _ in 0..iters {
+                let $dst = opaque(&mut *dst);
+                $call;
+            }
+        } else {
+            next_calls(block, iters, |_, dst, call| {
+                let start = call.offset as usize;
+                let $dst = opaque(&mut dst[start..start + call.len as usize]);
+                $call;
+            });
+        }
+    }};
+}
+
 impl Kernel for Function {
     fn check(&self, block: &mut Block<'_>) -> Result<(), String> {
         if block.calls.is_empty() {
@@ -220,41 +248,30 @@ impl Kernel for Function {
         black_box(any);
     }
 
-    fn run(&self, block: &mut Block<'_>, iters: u64) {
+    fn run(&self, block: &mut Block<'_>, iters: u64, placement: usize) {
+        placement::run(self, block, iters, placement);
+    }
+}
+
+impl Placed for Function {
+    #[inline(always)]
+    fn repeat(&self, block: &mut Block<'_>, iters: u64) {
         let value = VALUE;
         // The match is outside the loop: each arm is its own tight loop.
         match *self {
             Function::Tier(fill) => {
                 let fill = black_box(fill);
-                repeat(block, iters, |dst| fill(dst, value));
+                repeat!(block, iters, |dst| fill(dst, value));
             }
-            Function::Fill => repeat(block, iters, |dst| fastpath::fill(dst, value)),
+            Function::Fill => repeat!(block, iters, |dst| fastpath::fill(dst, value)),
             Function::NonTemporal => {
-                repeat(block, iters, |dst| fastpath::fill_nontemporal(dst, value));
+                repeat!(block, iters, |dst| fastpath::fill_nontemporal(dst, value));
             }
-            Function::Memset => repeat(block, iters, |dst| dst.fill(value)),
+            Function::Memset => repeat!(block, iters, |dst| dst.fill(value)),
             Function::Bound(bound) => {
                 let bound = black_box(bound);
-                repeat(block, iters, |dst| bound.loops().store(dst, value));
+                repeat!(block, iters, |dst| bound.loops().store(dst, value));
             }
         }
     }
-}
-
-/// Calls `fill` `iters` times: on the block, or on the next calls of the
-/// block's table ([`next_calls`]).
-#[inline(always)]
-fn repeat(block: &mut Block<'_>, iters: u64, mut fill: impl FnMut(&mut [u8])) {
-    if block.calls.is_empty() {
-        // In a local, kept in registers (see `next_calls`).
-        let dst: &mut [u8] = &mut *block.dst;
-        for _ in 0..iters {
-            fill(opaque(&mut *dst));
-        }
-        return;
-    }
-    next_calls(block, iters, |_, dst, call| {
-        let start = call.offset as usize;
-        fill(opaque(&mut dst[start..start + call.len as usize]));
-    });
 }

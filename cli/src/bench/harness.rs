@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Result, bail};
 
 use super::blocks::{AlignedBuffer, Block, Call, DST_PAGE_OFFSET, random_bytes, random_calls};
+use super::placement::PLACEMENTS;
 use super::primitive::{Kernel, Primitive};
 use super::timer::Timer;
 use crate::results::{Alignment, Case, Estimate, PrimitiveResults};
@@ -25,8 +26,9 @@ pub const MEASURE_BUDGET: Duration = Duration::from_secs(55);
 pub const MIN_REPS: u32 = 9;
 pub const MAX_REPS: u32 = 100_001;
 
-/// Unmeasured rounds before the measured ones.
-const WARMUP_ROUNDS: u32 = 2;
+/// Unmeasured rounds before the measured ones: one for each copy of the
+/// timing loops.
+const WARMUP_ROUNDS: u32 = PLACEMENTS as u32;
 
 /// How long the CPU is kept busy before the first measurement, to leave
 /// any idle state and reach a steady clock.
@@ -59,6 +61,9 @@ pub fn warm_up() {
 /// the machine weighs on every row and every implementation alike, and the
 /// median discards it. Within a round, the samples of one case follow each
 /// other (its block stays in the cache), in an order rotated every round.
+/// Round `r` runs every implementation from the copy `r` (modulo
+/// [`PLACEMENTS`]) of its timing loop, so that its median is over the
+/// loop's placements in the code (`placement`).
 pub fn measure_primitive(
     primitive: &Primitive,
     cases: &[Case],
@@ -153,7 +158,10 @@ pub fn measure_primitive(
                 let index = (k + round) % count;
                 let iters = iterations[index];
                 implementations[index].kernel.prepare(block);
-                let ticks = time(implementations[index].kernel.as_ref(), block, timer, iters);
+                let kernel = implementations[index].kernel.as_ref();
+                // The copies of the timing loop in turn, every implementation
+                // from the same one in a round (`placement`).
+                let ticks = time(kernel, block, timer, iters, round % PLACEMENTS);
                 if round >= WARMUP_ROUNDS as usize {
                     samples[index].push(ticks as f64 / iters as f64);
                 }
@@ -198,11 +206,18 @@ pub fn measure_primitive(
     })
 }
 
-/// Ticks taken by `iters` calls.
+/// Ticks taken by `iters` calls, from the copy `placement` of the timing
+/// loop.
 #[inline]
-fn time(kernel: &dyn Kernel, block: &mut Block<'_>, timer: &Timer, iters: u64) -> u64 {
+fn time(
+    kernel: &dyn Kernel,
+    block: &mut Block<'_>,
+    timer: &Timer,
+    iters: u64,
+    placement: usize,
+) -> u64 {
     let start = timer.now();
-    kernel.run(block, iters);
+    kernel.run(block, iters, placement);
     timer.now().saturating_sub(start)
 }
 
@@ -211,7 +226,7 @@ fn time(kernel: &dyn Kernel, block: &mut Block<'_>, timer: &Timer, iters: u64) -
 fn calibrate(kernel: &dyn Kernel, block: &mut Block<'_>, timer: &Timer, target: f64) -> u64 {
     let mut iters: u64 = 1;
     loop {
-        let ticks = time(kernel, block, timer, iters) as f64;
+        let ticks = time(kernel, block, timer, iters, 0) as f64;
         if ticks >= target / 2.0 || iters >= 1 << 32 {
             let ticks_per_call = (ticks / iters as f64).max(f64::MIN_POSITIVE);
             return ((target / ticks_per_call).round() as u64).max(1);

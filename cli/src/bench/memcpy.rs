@@ -21,6 +21,7 @@ use fastpath::arch::Kernels;
 use super::blocks::{Block, next_calls};
 use super::bound::Bound;
 use super::opaque;
+use super::placement::{self, Placed};
 use super::primitive::{Implementation, Kernel, Primitive, implementation, library};
 use crate::results::{Alignment, Kind, Lengths};
 
@@ -154,7 +155,14 @@ impl Kernel for Function {
         Ok(())
     }
 
-    fn run(&self, block: &mut Block<'_>, iters: u64) {
+    fn run(&self, block: &mut Block<'_>, iters: u64, placement: usize) {
+        placement::run(self, block, iters, placement);
+    }
+}
+
+impl Placed for Function {
+    #[inline(always)]
+    fn repeat(&self, block: &mut Block<'_>, iters: u64) {
         // The match is outside the loop: each arm is its own tight loop.
         match *self {
             Function::Table(kernels) => {

@@ -16,7 +16,9 @@
 //!    makes one sample last about [`SAMPLE_TIME`].
 //! 3. Warm-up rounds, then the measured rounds: in each round every
 //!    implementation takes one sample on every row, in an order rotated by one
-//!    each round, so that noise from this shared machine hits them all alike.
+//!    each round, so that noise from this shared machine hits them all alike,
+//!    and from the next copy of its timing loop ([`placement`]), so that no
+//!    result depends on where one loop landed in the code.
 //! 4. Each result is the median over the rounds of ticks per call.
 //!
 //! Without `--reps`, rounds go on until a time budget is spent, so that the
@@ -29,7 +31,7 @@
 //!
 //! The modules: [`args`], the command line; [`primitive`], what is measured;
 //! [`blocks`], the data the calls work on; [`bound`], the hardware's bound;
-//! [`harness`], the timing; [`report`], the output; and one module per
+//! [`harness`], the timing; [`placement`], the copies of the timing loops; [`report`], the output; and one module per
 //! primitive.
 
 mod args;
@@ -43,6 +45,7 @@ mod fill;
 mod harness;
 mod memcpy;
 mod opaque;
+mod placement;
 mod primitive;
 mod report;
 mod timer;

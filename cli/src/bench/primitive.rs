@@ -73,8 +73,9 @@ pub trait Kernel {
     fn check(&self, block: &mut Block<'_>) -> Result<(), String>;
 
     /// Calls the implementation `iters` times on `block`, with its input and
-    /// output hidden from the optimizer (`std::hint::black_box`).
-    fn run(&self, block: &mut Block<'_>, iters: u64);
+    /// output hidden from the optimizer (`std::hint::black_box`), from the
+    /// copy `placement` of its timing loop ([`placement`](super::placement)).
+    fn run(&self, block: &mut Block<'_>, iters: u64, placement: usize);
 
     /// Puts `block` in the state each sample starts from, before the sample
     /// is timed. By default nothing: a sample then starts from the state the

@@ -6,6 +6,7 @@ use std::io::{self, Write};
 
 use super::bound::Bound;
 use super::harness::{MEASURE_BUDGET, MIN_REPS, SAMPLE_TIME};
+use super::placement::{PAD, PLACEMENTS};
 use super::timer::Timer;
 use crate::cpu;
 use crate::results::{Alignment, Estimate, Kind, PrimitiveResults};
@@ -50,6 +51,12 @@ pub fn header(out: &mut impl Write, timer: &Timer, reps: Option<u32>) -> io::Res
             MEASURE_BUDGET.as_secs()
         )?,
     }
+    writeln!(
+        out,
+        "Placements:   every timing loop in {PLACEMENTS} copies, each {PAD} bytes further into \
+         the code than the one before; the rounds take them in turn, so a median is over \
+         the loop's placements, not one"
+    )?;
     writeln!(
         out,
         "Blocks:       random bytes (fixed seed); Aligned = 64-byte aligned start, Unaligned = +1; \
