@@ -33,7 +33,7 @@
 //! write some bytes twice rather than step outside it, so no path touches a
 //! byte it should not, whatever the length and alignment (the AVX-512 masked
 //! store writes only its selected bytes). The non-temporal variant
-//! ([`fill_nontemporal_with`]) is the same with the aligned lines stored
+//! ([`fill_with`] with `NONTEMPORAL`) is the same with the aligned lines stored
 //! non-temporally and a store fence after them.
 //!
 //! # Optimisations and the measurements behind them

@@ -247,7 +247,7 @@ fn long_headers<S: AsRef<[u8]>>(
 }
 
 /// The upper layer's checksum of a packet of which `prefix` holds the first
-/// bytes, found as [`find`] finds it in the whole packet, with two
+/// bytes, found as [`find`](super::find) finds it in the whole packet, with two
 /// differences: `Ok(None)` if the headers go on past `prefix`, unless
 /// `complete` (`prefix` is the whole packet), and no check of the data's
 /// end against the packet's, which only the segments after `prefix` tell.

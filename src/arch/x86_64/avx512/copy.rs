@@ -2,7 +2,7 @@
 //!
 //! # Algorithm
 //!
-//! The checksum kernel's arithmetic ([`add_line`]: flip the words' top
+//! The checksum kernel's arithmetic ([`add_line`](super::checksum::add_line): flip the words' top
 //! bits, `vpmaddwd` by 1, add; or, with AVX512-VNNI, `vpdpwssd` for the
 //! last two) on 64-byte vectors that are also stored.
 //! Unlike the checksum, which reads aligned lines, the copy never masks a
