@@ -140,12 +140,13 @@ mod imp {
     fn detect() -> Option<Caches> {
         use core::arch::x86_64::__cpuid_count;
 
-        // SAFETY: CPUID exists on every x86_64 CPU.
-        let vendor = unsafe { __cpuid_count(0, 0) };
-        let amd = vendor.ebx == u32::from_le_bytes(*b"Auth")
-            || vendor.ebx == u32::from_le_bytes(*b"Hygo");
-        let leaf = if amd { 0x8000_001d } else { 4 };
-        // SAFETY: as above; the highest leaf of the range is checked first.
+        let leaf = if crate::arch::x86_64::is_amd() {
+            0x8000_001d
+        } else {
+            4
+        };
+        // SAFETY: CPUID exists on every x86_64 CPU; the highest leaf of the
+        // range is checked first.
         let max = unsafe { __cpuid_count(leaf & 0x8000_0000, 0) }.eax;
         if max < leaf {
             return None;
