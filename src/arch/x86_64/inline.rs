@@ -12,11 +12,6 @@
 //! with AVX-512 masked off, 100 and 128-byte fills went from 0.73-0.83× the
 //! speed of glibc's AVX2 `memset` (a call to the kernel) to 1.22-1.66×, and
 //! random 0-256 byte fills from 0.88-0.94× to 0.96-1.01×.
-//!
-//! In a build that enables AVX-512 (and BMI2), the same stores take the
-//! vector in `zmm16` rather than a register the compiler picks: stored from
-//! `zmm0`-`zmm15`, the vector left an upper half the compiler clears with a
-//! `vzeroupper` before every later call, the kernel's included.
 
 use crate::arch::fill::InlinePath;
 
@@ -33,36 +28,6 @@ impl InlinePath for Inline {
     type Vector = super::avx2::fill::Avx2Splat;
     #[cfg(not(target_feature = "avx2"))]
     type Vector = super::sse2::fill::Sse2Splat;
-
-    /// With AVX-512 and BMI2 enabled at compile time: the stores of the
-    /// shared short path, from `zmm16` (see
-    /// [`fill_masked_zmm16`](super::avx512::fill::fill_masked_zmm16)).
-    #[cfg(all(
-        target_feature = "avx512f",
-        target_feature = "avx512bw",
-        target_feature = "bmi2"
-    ))]
-    #[inline(always)]
-    unsafe fn try_fill_short(ptr: *mut u8, len: usize, value: u8) -> bool {
-        use super::avx512::fill::{
-            Avx512Splat, fill_across_page, fill_masked_zmm16, fill_vectors_zmm16, in_one_page,
-        };
-        use crate::arch::fill::Splat;
-        // SAFETY: the build enables AVX-512F, AVX-512BW and BMI2; the caller
-        // guarantees `len <= 128` writable bytes at `ptr`, and each store
-        // gets the lengths and the page it requires.
-        unsafe {
-            let v = Avx512Splat::splat(value);
-            if len > 64 {
-                fill_vectors_zmm16(ptr, len, v);
-            } else if in_one_page(ptr) {
-                fill_masked_zmm16(ptr, len, v);
-            } else {
-                fill_across_page(value, ptr, len);
-            }
-        }
-        true
-    }
 
     #[cfg(all(
         feature = "std",

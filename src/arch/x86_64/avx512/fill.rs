@@ -201,7 +201,7 @@ unsafe fn low_mask(len: usize) -> __mmask64 {
 #[cold]
 #[inline(never)]
 #[target_feature(enable = "avx512f,avx512bw")]
-pub(crate) unsafe fn fill_across_page(value: u8, ptr: *mut u8, len: usize) {
+unsafe fn fill_across_page(value: u8, ptr: *mut u8, len: usize) {
     let offset = ptr as usize % 64;
     debug_assert!(offset != 0 && len <= 64);
     // SAFETY: the caller guarantees AVX-512F and BW.
@@ -227,82 +227,6 @@ pub(crate) unsafe fn fill_across_page(value: u8, ptr: *mut u8, len: usize) {
 #[inline(always)]
 pub(crate) fn in_one_page(ptr: *const u8) -> bool {
     ptr as usize % PAGE <= PAGE - 64
-}
-
-/// Fills the `len <= 64` bytes at `ptr` with the byte of `v` with one
-/// masked store, in a build that enables AVX-512: `v` goes to the assembly
-/// in `zmm16`, so the compiler broadcasts the value there, once for a loop
-/// of fills, and leaves `zmm0`-`zmm15` alone.
-///
-/// Written with the intrinsic, the store took `zmm0`, whose upper half then
-/// counts as dirty: the compiler put a `vzeroupper` before every call that
-/// followed, a call of the kernel included, and broadcast the value again
-/// after it. In a loop of fills of random lengths up to 1024 bytes, most of
-/// which call the kernel, that ran at 0.95-0.99× glibc's speed (Zen 4, `-C
-/// target-cpu=native`), against 0.98-1.00× with `zmm16`; glibc's AVX-512
-/// `memset` keeps to `zmm16`-`zmm31` for the same reason.
-///
-/// # Safety
-///
-/// `len` must be at most 64, `ptr` valid for writes of `len` bytes and
-/// [`in_one_page`]`(ptr)`.
-#[cfg(all(
-    target_feature = "avx512f",
-    target_feature = "avx512bw",
-    target_feature = "bmi2"
-))]
-#[inline(always)]
-pub(crate) unsafe fn fill_masked_zmm16(ptr: *mut u8, len: usize, v: Avx512Splat) {
-    debug_assert!(len <= 64 && in_one_page(ptr));
-    // SAFETY: the build enables AVX-512F, AVX-512BW and BMI2, so `bzhi`,
-    // `kmovq` and `vmovdqu8` exist. The mask has the low `len` bits set, so
-    // the store writes exactly the `len` bytes at `ptr`; the masked-off
-    // bytes are in the same page. Only the declared registers and the flags
-    // (not preserved) change.
-    unsafe {
-        core::arch::asm!(
-            "bzhi {mask}, {ones}, {len}",
-            "kmovq k1, {mask}",
-            "vmovdqu8 zmmword ptr [{ptr}]{{k1}}, zmm16",
-            ptr = in(reg) ptr,
-            len = in(reg) len,
-            ones = in(reg) u64::MAX,
-            mask = out(reg) _,
-            in("zmm16") v.0,
-            out("k1") _,
-            options(nostack)
-        );
-    }
-}
-
-/// Fills the `65..=128` bytes at `ptr` with the byte of `v` with two
-/// overlapping 64-byte stores from `zmm16`, as [`fill_masked_zmm16`] does
-/// for up to 64.
-///
-/// # Safety
-///
-/// `len` must be in `65..=128` and `ptr` valid for writes of `len` bytes.
-#[cfg(all(
-    target_feature = "avx512f",
-    target_feature = "avx512bw",
-    target_feature = "bmi2"
-))]
-#[inline(always)]
-pub(crate) unsafe fn fill_vectors_zmm16(ptr: *mut u8, len: usize, v: Avx512Splat) {
-    debug_assert!((65..=128).contains(&len));
-    // SAFETY: the build enables AVX-512F. The stores start at 0 and
-    // `len - 64`, so they cover `ptr..ptr + len` and stay inside it. No
-    // register changes.
-    unsafe {
-        core::arch::asm!(
-            "vmovdqu64 zmmword ptr [{ptr}], zmm16",
-            "vmovdqu64 zmmword ptr [{ptr} + {len} - 64], zmm16",
-            ptr = in(reg) ptr,
-            len = in(reg) len,
-            in("zmm16") v.0,
-            options(nostack, preserves_flags)
-        );
-    }
 }
 
 /// Fills the `65..=128` bytes at `ptr` with `value` with two overlapping
