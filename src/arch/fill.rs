@@ -605,16 +605,14 @@ unsafe fn fill_blocks<V: Splat>(v: V, ptr: *mut u8, len: usize) {
             end_of_path();
             return;
         }
-        {
-            let mut block = 4 * w - ptr as usize % LINE;
-            loop {
-                for i in 0..4 {
-                    v.store_aligned(ptr.add(block + i * w));
-                }
-                block += 4 * w;
-                if block >= len - 4 * w {
-                    break;
-                }
+        let mut block = 4 * w - ptr as usize % LINE;
+        loop {
+            for i in 0..4 {
+                v.store_aligned(ptr.add(block + i * w));
+            }
+            block += 4 * w;
+            if block >= len - 4 * w {
+                break;
             }
         }
         for i in 0..4 {
