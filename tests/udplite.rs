@@ -229,3 +229,53 @@ fn names() {
     assert_eq!("UDPLite".parse::<Protocol>(), Ok(Protocol::UdpLite));
     assert!(ProtocolSet::ALL.contains(Protocol::UdpLite));
 }
+
+#[test]
+fn offload_seeds_full_coverage_only() {
+    use fastpath::packet::partial::{self, SeedLength};
+    // Full coverage, as 0 or as the datagram's length: the device's sum to
+    // the end of the packet is the checksum.
+    for build in [ipv4, ipv6] {
+        for coverage in [0, 8 + PAYLOAD.len() as u16] {
+            let mut packet = build(coverage, PAYLOAD, 0xbeef);
+            let offload = partial::write_seed(&mut packet, SeedLength::Included).expect("seeded");
+            partial::complete(&mut packet, offload.csum_start, offload.csum_offset)
+                .expect("completed");
+            assert_eq!(l4::verify(&packet), Ok(true), "coverage {coverage}");
+        }
+        // Partial coverage: refused, whichever length the seed takes, and
+        // nothing written.
+        for coverage in [8, 12, 8 + PAYLOAD.len() as u16 - 1] {
+            for length in [SeedLength::Included, SeedLength::Omitted] {
+                let original = build(coverage, PAYLOAD, 0xbeef);
+                let mut packet = original.clone();
+                assert_eq!(
+                    partial::write_seed(&mut packet, length),
+                    Err(Error::PartialCoverage),
+                    "coverage {coverage}, {length:?}"
+                );
+                assert_eq!(packet, original);
+            }
+        }
+    }
+}
+
+/// The input the `packet` fuzz target found: IPv6 carrying UDP-Lite whose
+/// coverage is 13 bytes of a 130-byte datagram, behind two extension
+/// headers. It was seeded, and the device's completion did not verify.
+#[test]
+fn offload_refuses_the_fuzzed_partial_coverage() {
+    use fastpath::packet::partial::{self, SeedLength};
+    let input = include_bytes!("../fuzz/seeds/packet/ipv6-udplite-partial-coverage");
+    let packet = &input[1..];
+    let upper = packet::upper(packet).expect("an upper layer");
+    assert_eq!(upper.protocol, 136);
+    let mut offloaded = packet[..upper.end].to_vec();
+    assert_eq!(
+        partial::write_seed(&mut offloaded, SeedLength::Included),
+        Err(Error::PartialCoverage)
+    );
+    // Computed in software instead, it verifies.
+    l4::write_checksum(&mut offloaded).expect("written");
+    assert_eq!(l4::verify(&offloaded), Ok(true));
+}

@@ -91,6 +91,12 @@ enum fp_error {
    * names.
    */
   FP_ERR_OTHER = -11,
+  /**
+   * `fp_partial_write_seed` on UDP-Lite whose checksum coverage ends
+   * before the datagram: a device sums to the end of the packet, so
+   * offload cannot complete it. Compute it with `fp_l4_write_checksum`.
+   */
+  FP_ERR_PARTIAL_COVERAGE = -12,
 };
 
 /**
@@ -435,11 +441,43 @@ int fp_l4_verify_complete(const void *headers, size_t len, uint16_t sum);
  * or `FP_ERR_OUT_OF_BOUNDS` (writing nothing) if the field is not inside
  * the packet.
  *
+ * The sum runs to the end of the `len` bytes, as a device's does: pass the
+ * packet without padding. A checksum that stops before the end of the
+ * packet (UDP-Lite with a partial coverage) cannot be completed this way;
+ * `fp_partial_write_seed` refuses to seed one.
+ *
  * # Safety
  *
  * `packet` must be valid for reads and writes of `len` bytes (or `len` 0).
  */
 int fp_partial_complete(void *packet, size_t len, size_t csum_start, size_t csum_offset);
+
+/**
+ * Prepares the IPv4 or IPv6 packet of `len` bytes at `packet` for checksum
+ * offload: stores in its upper layer's checksum field the pseudo-header
+ * sum, not complemented (0 for ICMPv4), and in `*csum_start` and
+ * `*csum_offset` where the checksummed data starts and where the field is
+ * from there, for `fp_partial_complete` or the device. With
+ * `FP_TX_TCP_SEG` in `ol_flags` the seed leaves out the length, as
+ * segmentation offload expects.
+ *
+ * Returns 0 or an `fp_error`, and then writes nothing: as
+ * `fp_l4_checksum`, except that the data after the upper-layer header need
+ * not be there; `FP_ERR_PARTIAL_COVERAGE` for UDP-Lite whose coverage ends
+ * before the datagram (a device sums to the end of the packet);
+ * `FP_ERR_NULL` if `packet` (with `len` above 0), `csum_start` or
+ * `csum_offset` is null.
+ *
+ * # Safety
+ *
+ * `packet` must be valid for reads and writes of `len` bytes (or `len`
+ * 0), `csum_start` and `csum_offset` null or valid for writes.
+ */
+int fp_partial_write_seed(void *packet,
+                          size_t len,
+                          uint64_t ol_flags,
+                          size_t *csum_start,
+                          size_t *csum_offset);
 
 /**
  * A checksum updated for a 16-bit word of the data changed from

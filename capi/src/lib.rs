@@ -57,6 +57,10 @@ pub enum fp_error {
     /// An error of a newer version of the library than this interface
     /// names.
     FP_ERR_OTHER = -11,
+    /// `fp_partial_write_seed` on UDP-Lite whose checksum coverage ends
+    /// before the datagram: a device sums to the end of the packet, so
+    /// offload cannot complete it. Compute it with `fp_l4_write_checksum`.
+    FP_ERR_PARTIAL_COVERAGE = -12,
 }
 
 impl From<Error> for fp_error {
@@ -73,6 +77,7 @@ impl From<Error> for fp_error {
             // Split headers arise only from the vectored functions without
             // `std`, neither of which this interface has.
             Error::OutOfBounds | Error::SplitHeaders => fp_error::FP_ERR_OUT_OF_BOUNDS,
+            Error::PartialCoverage => fp_error::FP_ERR_PARTIAL_COVERAGE,
             _ => fp_error::FP_ERR_OTHER,
         }
     }
@@ -451,6 +456,7 @@ pub extern "C" fn fp_strerror(error: c_int) -> *const c_char {
         -9 => c"offset or field outside the buffer",
         -10 => c"null pointer",
         -11 => c"an error this interface does not name",
+        -12 => c"UDP-Lite coverage ends before the datagram: offload would sum past it",
         _ => c"unknown error",
     };
     text.as_ptr()
@@ -815,6 +821,11 @@ pub unsafe extern "C" fn fp_l4_verify_complete(
 /// or `FP_ERR_OUT_OF_BOUNDS` (writing nothing) if the field is not inside
 /// the packet.
 ///
+/// The sum runs to the end of the `len` bytes, as a device's does: pass the
+/// packet without padding. A checksum that stops before the end of the
+/// packet (UDP-Lite with a partial coverage) cannot be completed this way;
+/// `fp_partial_write_seed` refuses to seed one.
+///
 /// # Safety
 ///
 /// `packet` must be valid for reads and writes of `len` bytes (or `len` 0).
@@ -830,6 +841,54 @@ pub unsafe extern "C" fn fp_partial_complete(
         partial::complete(unsafe { bytes_mut(packet, len) }, csum_start, csum_offset),
         |_| 0,
     )
+}
+
+/// Prepares the IPv4 or IPv6 packet of `len` bytes at `packet` for checksum
+/// offload: stores in its upper layer's checksum field the pseudo-header
+/// sum, not complemented (0 for ICMPv4), and in `*csum_start` and
+/// `*csum_offset` where the checksummed data starts and where the field is
+/// from there, for `fp_partial_complete` or the device. With
+/// `FP_TX_TCP_SEG` in `ol_flags` the seed leaves out the length, as
+/// segmentation offload expects.
+///
+/// Returns 0 or an `fp_error`, and then writes nothing: as
+/// `fp_l4_checksum`, except that the data after the upper-layer header need
+/// not be there; `FP_ERR_PARTIAL_COVERAGE` for UDP-Lite whose coverage ends
+/// before the datagram (a device sums to the end of the packet);
+/// `FP_ERR_NULL` if `packet` (with `len` above 0), `csum_start` or
+/// `csum_offset` is null.
+///
+/// # Safety
+///
+/// `packet` must be valid for reads and writes of `len` bytes (or `len`
+/// 0), `csum_start` and `csum_offset` null or valid for writes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fp_partial_write_seed(
+    packet: *mut c_void,
+    len: usize,
+    ol_flags: u64,
+    csum_start: *mut usize,
+    csum_offset: *mut usize,
+) -> c_int {
+    if (packet.is_null() && len != 0) || csum_start.is_null() || csum_offset.is_null() {
+        return fp_error::FP_ERR_NULL as c_int;
+    }
+    let length = if ol_flags & FP_TX_TCP_SEG != 0 {
+        partial::SeedLength::Omitted
+    } else {
+        partial::SeedLength::Included
+    };
+    // SAFETY: the caller's guarantee.
+    let packet = unsafe { bytes_mut(packet, len) };
+    code(partial::write_seed(packet, length), |offload| {
+        // SAFETY: both checked not null above; the caller guarantees they
+        // are valid for writes.
+        unsafe {
+            csum_start.write(offload.csum_start);
+            csum_offset.write(offload.csum_offset);
+        }
+        0
+    })
 }
 
 /// A checksum updated for a 16-bit word of the data changed from

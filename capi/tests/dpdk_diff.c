@@ -503,6 +503,7 @@ static void check_l4(const struct packet *k, uint16_t want, const char *what)
 	size_t field = k->l3 + k->field;
 	unsigned char *copy = xmalloc(k->total);
 	uint16_t got = 0x5a5a, seed;
+	size_t start = 0, offset = 0;
 	int r, ok = 1;
 
 	ok &= check(fp_l4_verify(k->p, k->total), 1, "fp_l4_verify, %s, IPv%d proto %d l4len %zu", what,
@@ -541,6 +542,12 @@ static void check_l4(const struct packet *k, uint16_t want, const char *what)
 		    k->l4len);
 	store16(copy + field, want);
 	ok &= check(memcmp(copy, k->p, k->total), 0, "fp_partial_complete bytes, %s", what);
+	store16(copy + field, (uint16_t)rnd());
+	r = fp_partial_write_seed(copy, k->total, 0, &start, &offset);
+	ok &= check(r, 0, "fp_partial_write_seed return, %s", what);
+	ok &= check(start == k->l3 && offset == k->field, 1, "fp_partial_write_seed offsets, %s", what);
+	ok &= check(load16(copy + field), seed, "fp_partial_write_seed vs rte_ipv%d_phdr_cksum, %s", V(k),
+		    what);
 	if (!ok)
 		fail_dump(k);
 	free(copy);
@@ -1100,6 +1107,53 @@ static void test_incremental(void)
 	free(before);
 }
 
+/*
+ * fp_partial_write_seed on UDP-Lite over IPv4 (RFC 3828): seeded and then
+ * completed when the coverage is the whole datagram (0, or its length);
+ * refused with FP_ERR_PARTIAL_COVERAGE, writing nothing, when it is shorter,
+ * since a device sums to the end of the packet.
+ */
+static void test_udplite_seed(void)
+{
+	static const unsigned char header[20] = { 0x45, 0, 0, 44, 0, 1, 0, 0, 64, 136, 0, 0,
+						  10, 0, 0, 1, 10, 0, 0, 2 };
+	static const uint16_t coverages[] = { 0, 24, 8, 12, 23 };
+	unsigned char p[44], before[44];
+	size_t i, start = 99, offset = 99;
+	int r;
+
+	for (i = 0; i < sizeof(coverages) / sizeof(coverages[0]); i++) {
+		int full = coverages[i] == 0 || coverages[i] == 24;
+
+		memcpy(p, header, sizeof(header));
+		store16(p + 10, (uint16_t)~ref_ck(p, 20));
+		rnd_bytes(p + 20, sizeof(p) - 20);
+		store16(p + 24, rte_cpu_to_be_16(coverages[i]));
+		memcpy(before, p, sizeof(p));
+		r = fp_partial_write_seed(p, sizeof(p), 0, &start, &offset);
+		if (!full) {
+			check(r, FP_ERR_PARTIAL_COVERAGE, "fp_partial_write_seed, UDP-Lite coverage %u",
+			      coverages[i]);
+			check(memcmp(p, before, sizeof(p)), 0,
+			      "fp_partial_write_seed, UDP-Lite coverage %u, writes nothing", coverages[i]);
+			check(fp_partial_write_seed(p, sizeof(p), RTE_MBUF_F_TX_TCP_SEG, &start, &offset),
+			      FP_ERR_PARTIAL_COVERAGE, "fp_partial_write_seed, TSO, UDP-Lite coverage %u",
+			      coverages[i]);
+			continue;
+		}
+		check(r, 0, "fp_partial_write_seed, UDP-Lite coverage %u", coverages[i]);
+		check(start == 20 && offset == 6, 1, "fp_partial_write_seed offsets, UDP-Lite");
+		check(load16(p + 26), rte_ipv4_phdr_cksum(H4(p), 0), "fp_partial_write_seed, the seed");
+		check(fp_partial_complete(p, sizeof(p), start, offset), 0, "fp_partial_complete, UDP-Lite");
+		check(fp_l4_verify(p, sizeof(p)), 1, "seeded and completed UDP-Lite, coverage %u verifies",
+		      coverages[i]);
+	}
+	check(fp_partial_write_seed(p, sizeof(p), 0, NULL, &offset), FP_ERR_NULL,
+	      "fp_partial_write_seed, null csum_start");
+	check(fp_partial_write_seed(NULL, 5, 0, &start, &offset), FP_ERR_NULL,
+	      "fp_partial_write_seed, null packet");
+}
+
 /* fp_partial_complete on random bytes. */
 static void test_partial(void)
 {
@@ -1140,6 +1194,7 @@ static void test_partial(void)
 		free(copy);
 	}
 	check(fp_partial_complete(NULL, 0, 0, 0), FP_ERR_OUT_OF_BOUNDS, "fp_partial_complete, no bytes");
+	test_udplite_seed();
 }
 
 /* The rest: names, errors, null pointers with length 0. */
@@ -1156,14 +1211,14 @@ static void test_misc(void)
 	for (i = 0; tier && i < sizeof(tiers) / sizeof(tiers[0]); i++)
 		known |= strcmp(tier, tiers[i]) == 0;
 	check(known, 1, "fp_active_tier() is a known tier: %s", tier ? tier : "(null)");
-	for (e = -11; e <= 0; e++) {
+	for (e = -12; e <= 0; e++) {
 		const char *text = fp_strerror(e);
 		check(text != NULL && text[0] != '\0', 1, "fp_strerror(%d) not null or empty", e);
 	}
-	check(fp_strerror(-12) != NULL && fp_strerror(1) != NULL && fp_strerror(-1000) != NULL, 1,
+	check(fp_strerror(-13) != NULL && fp_strerror(1) != NULL && fp_strerror(-1000) != NULL, 1,
 	      "fp_strerror of unknown codes not null");
 	check(FP_OK == 0 && FP_ERR_TRUNCATED == -1 && FP_ERR_OUT_OF_BOUNDS == -9 && FP_ERR_NULL == -10 &&
-		      FP_ERR_OTHER == -11,
+		      FP_ERR_OTHER == -11 && FP_ERR_PARTIAL_COVERAGE == -12,
 	      1, "enum fp_error values");
 	check(FP_TX_TCP_SEG == RTE_MBUF_F_TX_TCP_SEG, 1, "FP_TX_TCP_SEG == RTE_MBUF_F_TX_TCP_SEG");
 

@@ -202,6 +202,12 @@ pub enum Error {
     /// gather them in. (With `std` they are gathered, and this never
     /// occurs.)
     SplitHeaders,
+    /// [`partial::write_seed`] on UDP-Lite whose Checksum Coverage ends
+    /// before the datagram does: a device completing the checksum sums to
+    /// the end of the packet, past what the checksum covers, so offload
+    /// cannot produce it. Compute it in software ([`l4::write_checksum`]),
+    /// as Linux does for UDP-Lite.
+    PartialCoverage,
 }
 
 impl fmt::Display for Error {
@@ -220,6 +226,9 @@ impl fmt::Display for Error {
             Error::OutOfBounds => f.write_str("checksum field or start outside the buffer"),
             Error::SplitHeaders => {
                 f.write_str("headers longer than 256 bytes split across segments (needs std)")
+            }
+            Error::PartialCoverage => {
+                f.write_str("UDP-Lite coverage ends before the datagram: offload would sum past it")
             }
         }
     }

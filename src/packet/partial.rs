@@ -137,7 +137,12 @@ pub struct Offload {
 ///
 /// Errors as for [`l4::checksum`], except that the data after the
 /// upper-layer header need not be there, nor, with [`SeedLength::Omitted`],
-/// fit the IP lengths; nothing is written then.
+/// fit the IP lengths; nothing is written then. UDP-Lite is seeded only
+/// when its Checksum Coverage is the whole datagram (0, or the datagram's
+/// length): with a shorter coverage the checksum stops before the end of the
+/// packet, where a device's sum does not, and the result is
+/// [`Error::PartialCoverage`]. Compute such a checksum in software with
+/// [`l4::write_checksum`], as Linux does for UDP-Lite.
 ///
 /// [`ipv4::pseudo_header_seed`]: super::ipv4::pseudo_header_seed
 /// [`ipv6::pseudo_header_seed`]: super::ipv6::pseudo_header_seed
@@ -163,16 +168,19 @@ pub fn write_seed(packet: &mut [u8], length: SeedLength) -> Result<Offload, Erro
     if upper.fragment == Fragment::First {
         return Err(Error::FirstFragment);
     }
+    if length == SeedLength::Included && located.unverifiable == Some(Error::Length) {
+        return Err(Error::Length);
+    }
+    // A device sums from `csum_start` to the end of the packet; UDP-Lite's
+    // checksum may stop before it (RFC 3828 §3.1).
+    if located.protocol == Protocol::UdpLite && located.end < upper.end {
+        return Err(Error::PartialCoverage);
+    }
     let seed = if located.protocol == Protocol::Icmp {
         0
     } else {
         let covered = match length {
-            SeedLength::Included => {
-                if located.unverifiable == Some(Error::Length) {
-                    return Err(Error::Length);
-                }
-                (located.end - located.start) as u32
-            }
+            SeedLength::Included => (located.end - located.start) as u32,
             SeedLength::Omitted => 0,
         };
         upper.pseudo_header(covered)?.sum()
