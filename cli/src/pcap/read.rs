@@ -14,7 +14,11 @@
 //! length is read here from its header and checked against [`MAX_BLOCK`]
 //! and the data left: a truncated file, a corrupt length or an absurd one
 //! becomes an error naming the byte offset, never an endless refill or a
-//! huge allocation. The block is then parsed from its own bytes alone, so
+//! huge allocation. A pcapng block longer than that whose contents nothing
+//! here needs (anything but section headers, interface descriptions and
+//! packets) is valid all the same: it is handed out in chunks of
+//! [`CHUNK`] bytes, as blocks with no frame, and its trailing length
+//! checked. The block is then parsed from its own bytes alone, so
 //! that a corrupt one gets the same verdict wherever it falls in the
 //! buffer.
 //!
@@ -48,12 +52,23 @@ pub const MAX_BLOCK: usize = 4 << 20;
 /// largest block.
 const BUFFER: usize = 1 << 20;
 
+/// The bytes of a block over [`MAX_BLOCK`] handed out at a time. Blocks
+/// that long are valid pcapng (any block length is), and those whose
+/// contents nothing here needs (all but section headers, interface
+/// descriptions and packets) pass through in chunks of this length, with no
+/// memory bound of their own. Whatever the buffer, the chunks are the same.
+const CHUNK: usize = 1 << 20;
+
 /// The smallest section header block: its fields without options.
 const MIN_SHB: usize = 28;
 
 const SHB: u32 = 0x0a0d_0d0a;
 /// The obsolete Packet Block, which pcap-parser does not know.
 const PB: u32 = 0x0000_0002;
+/// The interface description, simple packet and enhanced packet blocks.
+const IDB: u32 = 0x0000_0001;
+const SPB: u32 = 0x0000_0003;
+const EPB: u32 = 0x0000_0006;
 const BYTE_ORDER_MAGIC: u32 = 0x1a2b_3c4d;
 
 /// The magic number of Alexey Kuznetsov's modified pcap format, read
@@ -187,6 +202,8 @@ pub struct Capture {
     described: u64,
     /// The capture's size, for progress; 0 if unknown.
     size: u64,
+    /// pcapng: the block over [`MAX_BLOCK`] being handed out, if any.
+    streaming: Option<Streaming>,
 }
 
 impl Capture {
@@ -356,6 +373,7 @@ impl Capture {
             interfaces: Vec::new(),
             described: 0,
             size,
+            streaming: None,
         })
     }
 
@@ -382,9 +400,23 @@ impl Capture {
             self.offset += self.pending as u64;
             self.pending = 0;
         }
+        if self.streaming.is_some() {
+            return self.next_chunk().map(Some);
+        }
         let offset = self.offset;
-        let Some(need) = self.fill()? else {
-            return Ok(None);
+        let need = match self.fill()? {
+            None => return Ok(None),
+            Some(Framing::Whole(need)) => need,
+            Some(Framing::Large(len, kind)) => {
+                self.streaming = Some(Streaming {
+                    start: offset,
+                    len,
+                    left: len,
+                    kind,
+                });
+                return self.next_chunk().map(Some);
+            }
+            Some(Framing::Header(_)) => unreachable!("fill returns whole blocks"),
         };
         let corrupt = |e: &dyn fmt::Display| ReadError {
             offset,
@@ -457,7 +489,6 @@ impl Capture {
                 "the parser read {size} bytes of a block of {need}"
             )));
         }
-        self.pending = size;
         let raw = &self.input.data()[..size];
         let frame = match frame {
             None if self.format == Format::PcapNg && self.word(raw, 0) == PB => {
@@ -486,7 +517,87 @@ impl Capture {
         {
             return Err(corrupt(&"captured length past the end of the block"));
         }
+        // Only a block handed out is consumed: after an error, the next
+        // bytes are still those of the block at fault.
+        self.pending = size;
         Ok(Some(Block { raw, frame }))
+    }
+
+    /// The next chunk of the block over [`MAX_BLOCK`] being streamed: a
+    /// block of its own, with no frame but for the first chunk of a block
+    /// that Wireshark counts as a frame. The last chunk ends in the block's
+    /// trailing length, checked.
+    fn next_chunk(&mut self) -> Result<Block<'_>, ReadError> {
+        let Some(streaming) = &self.streaming else {
+            unreachable!("called while streaming")
+        };
+        let (start, len, left, kind) = (
+            streaming.start,
+            streaming.len,
+            streaming.left,
+            streaming.kind,
+        );
+        let want = usize::try_from(left).map_or(CHUNK, |left| left.min(CHUNK));
+        while self.input.data().len() < want {
+            let error = |message| ReadError {
+                offset: start,
+                message,
+            };
+            if self.input.eof {
+                return Err(error(format!(
+                    "truncated file: the block here of {len} bytes ends after {} of them",
+                    len - left + self.input.data().len() as u64
+                )));
+            }
+            if let Err(e) = self.input.read(want) {
+                return Err(error(format!("read error: {e}")));
+            }
+        }
+        let raw = &self.input.data()[..want];
+        if left == want as u64 && u64::from(u32_at(&raw[want - 4..], 0, self.big_endian)) != len {
+            return Err(ReadError {
+                offset: start,
+                message: format!(
+                    "corrupt block: its trailing length is not its length, {len} bytes"
+                ),
+            });
+        }
+        let frame = (left == len && RECORDS.contains(&kind)).then_some(Frame {
+            link: None,
+            start: 0,
+            len: 0,
+            original_len: 0,
+        });
+        self.streaming = (left > want as u64).then_some(Streaming {
+            start,
+            len,
+            left: left - want as u64,
+            kind,
+        });
+        self.pending = want;
+        Ok(Block { raw, frame })
+    }
+
+    /// Writes to `out` every byte of the input from where the next block
+    /// starts (or the block that could not be read, after an error) to the
+    /// end of the input, as it is: what `fix` copies through after a block
+    /// it cannot read. The number of bytes written.
+    pub fn copy_rest(&mut self, out: &mut impl io::Write) -> io::Result<u64> {
+        if self.pending > 0 {
+            self.input.consume(self.pending);
+            self.offset += self.pending as u64;
+            self.pending = 0;
+        }
+        let buffered = self.input.data();
+        out.write_all(buffered)?;
+        let mut copied = buffered.len() as u64;
+        self.input.consume(buffered.len());
+        if !self.input.eof {
+            copied += io::copy(&mut self.input.source, out)?;
+            self.input.eof = true;
+        }
+        self.offset += copied;
+        Ok(copied)
     }
 
     /// Whether the next call to [`next_block`](Capture::next_block) may
@@ -508,8 +619,12 @@ impl Capture {
             return false;
         }
         let data = self.input.data().get(self.pending..).unwrap_or_default();
+        if let Some(streaming) = &self.streaming {
+            return (data.len() as u64) < streaming.left.min(CHUNK as u64);
+        }
         match self.framing(data) {
             Ok(Framing::Whole(need)) => need > data.len(),
+            Ok(Framing::Large(len, _)) => (data.len() as u64) < len.min(CHUNK as u64),
             Ok(Framing::Header(_)) => true,
             // The error is reported with no read.
             Err(_) => false,
@@ -519,7 +634,7 @@ impl Capture {
     /// Makes the buffer hold the whole next block, whose length is read
     /// from its header; `None` at the end of the file. The input is read
     /// only while bytes of the block are missing.
-    fn fill(&mut self) -> Result<Option<usize>, ReadError> {
+    fn fill(&mut self) -> Result<Option<Framing>, ReadError> {
         loop {
             let data = self.input.data();
             let need = match self.framing(data) {
@@ -532,7 +647,11 @@ impl Capture {
                 }
             };
             let need = match need {
-                Framing::Whole(need) if need <= data.len() => return Ok(Some(need)),
+                Framing::Whole(need) if need <= data.len() => {
+                    return Ok(Some(Framing::Whole(need)));
+                }
+                // The first chunk is read by next_chunk.
+                Framing::Large(..) => return Ok(Some(need)),
                 Framing::Whole(need) | Framing::Header(need) => need,
             };
             if self.input.eof {
@@ -598,8 +717,12 @@ impl Capture {
             ));
         }
         if len > MAX_BLOCK {
+            let kind = u32_at(header, 0, big_endian);
+            if !matches!(kind, SHB | IDB | PB | SPB | EPB) {
+                return Ok(Framing::Large(len as u64, kind));
+            }
             return Err(format!(
-                "block length {len}: corrupt, or over the {} MiB accepted",
+                "block length {len}: corrupt, or over the {} MiB accepted for this block type",
                 MAX_BLOCK >> 20
             ));
         }
@@ -783,6 +906,21 @@ enum Framing {
     Whole(usize),
     /// Its header first, of this length.
     Header(usize),
+    /// A pcapng block over [`MAX_BLOCK`] whose contents are not needed,
+    /// of this length and type: streamed, [`CHUNK`] bytes at a time.
+    Large(u64, u32),
+}
+
+/// A block over [`MAX_BLOCK`] being handed out in chunks.
+struct Streaming {
+    /// Where the block starts in the file.
+    start: u64,
+    /// Its length.
+    len: u64,
+    /// Its bytes not yet handed out.
+    left: u64,
+    /// Its type.
+    kind: u32,
 }
 
 /// The length of the section header block that starts `header`, in the
@@ -1172,6 +1310,71 @@ mod tests {
             modified(false, &frame, 0),
             modified(true, &frame, 0),
         ]
+    }
+
+    #[test]
+    fn blocks_over_4_mib_that_are_no_packets_stream_in_the_same_chunks() {
+        for big_endian in [false, true] {
+            let mut bytes = pcapng(big_endian, &[60, 70]);
+            let at = bytes.len();
+            // A custom block (a frame, as Wireshark counts it) of 5 MiB and
+            // a name resolution block of 9 MiB, then a packet.
+            let custom: Vec<u8> = (0..5 << 20).map(|i: u32| (i % 251) as u8).collect();
+            bytes.extend(ng_block(big_endian, 0x0000_0bad, &custom));
+            bytes.extend(ng_block(big_endian, 4, &vec![0; 9 << 20]));
+            bytes.extend(&pcapng(big_endian, &[80])[28 + 20..]);
+            let seekable = read_all(Capture::from_reader(Cursor::new(bytes.clone())));
+            let small = read_all(Capture::with_buffer(Cursor::new(bytes.clone()), 64));
+            let stream = read_all(Capture::from_stream(Stream(Cursor::new(bytes.clone()))));
+            assert_eq!(seekable, small);
+            assert_eq!(seekable, stream);
+            let (blocks, end) = seekable;
+            assert_eq!(end, None);
+            assert_eq!(blocks.concat_raw(), bytes);
+            assert!(blocks.iter().all(|(raw, _)| raw.len() <= CHUNK));
+            // Three packets and the custom block are frames.
+            let frames = blocks.iter().filter(|(_, f)| f.is_some()).count();
+            assert_eq!(frames, 4);
+            let custom_start = blocks
+                .iter()
+                .scan(0, |offset, (raw, frame)| {
+                    let start = *offset;
+                    *offset += raw.len();
+                    Some((start, frame))
+                })
+                .find(|(start, _)| *start == at);
+            assert!(custom_start.is_some_and(|(_, frame)| frame.is_some()));
+
+            // A wrong trailing length is an error at the block's start.
+            let mut wrong = bytes.clone();
+            let last = at + 8 + custom.len();
+            wrong[last] ^= 1;
+            let (_, end) = read_all(Capture::from_reader(Cursor::new(wrong)));
+            let (offset, message) = end.expect("an error");
+            assert_eq!(offset, at as u64);
+            assert!(message.contains("trailing length"), "{message}");
+
+            // Cut short inside: an error at the block's start too.
+            let (_, end) = read_all(Capture::from_reader(Cursor::new(
+                bytes[..at + 3_000_000].to_vec(),
+            )));
+            let (offset, message) = end.expect("an error");
+            assert_eq!(offset, at as u64);
+            assert!(message.contains("truncated"), "{message}");
+        }
+    }
+
+    /// The raw bytes of blocks, end to end.
+    trait ConcatRaw {
+        fn concat_raw(&self) -> Vec<u8>;
+    }
+
+    impl ConcatRaw for Vec<(Vec<u8>, Option<Frame>)> {
+        fn concat_raw(&self) -> Vec<u8> {
+            self.iter()
+                .flat_map(|(raw, _)| raw.iter().copied())
+                .collect()
+        }
     }
 
     #[test]
