@@ -1044,6 +1044,18 @@ fn link_cases() -> Vec<(u16, &'static str, Vec<Case>)> {
             pair(226, &|ip| ipnet(if ip[0] >> 4 == 4 { 2 } else { 26 }, ip)),
         ),
         (258, "pktap", pair(258, &|ip| pktap(1, &eth(ip)))),
+        (192, "ppi", pair(192, &|ip| ppi(1, &eth(ip)))),
+        (
+            192,
+            "ppi-ieee802-11",
+            pair(192, &|ip| ppi(105, &wlan(0x02, Some(0), false, &snap(ip)))),
+        ),
+        (1, "fabricpath", pair(1, &|ip| fabricpath(false, &eth(ip)))),
+        (
+            1,
+            "fabricpath-1ad",
+            pair(1, &|ip| fabricpath(true, &eth(ip))),
+        ),
         (
             1,
             "arista",

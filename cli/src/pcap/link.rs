@@ -24,6 +24,7 @@
 //! | 7, 129 | ARCNET, BSD (source, destination) and Linux (source, destination, 2-byte offset) headers, then the protocol ID (RFC 1051, RFC 1201); RFC 1201 IDs have a split flag and a 2-byte sequence number after them, and on BSD a split flag 0xff marks an exception frame: 0xff, 2 bytes of padding, the protocol ID again, then the split flag and sequence number | 240 (RFC 1051) and 212 (RFC 1201) IPv4, or IPv6 by the version field; Wireshark 4.0 decodes no other as IP |
 //! | 226 | Solaris IPNET: version, family, hook type, packet length (big-endian, 32 bits), then 16 bytes of interface and zone ids; the packet is the last `length` bytes of the frame, as Wireshark reads it (24 bytes in if the frame is cut short) | 2 IPv4 (or IPv6 by the version field), 26 IPv6 |
 //! | 258, 149 | Apple PKTAP (libpcap's LINKTYPE_PKTAP; Wireshark 4.0 also decodes USER2 as PKTAP): a little-endian header whose length (at 0, at least 108), record type (at 4, 1 a packet) and link type of the frame after it (at 8) are read | the link type's, as decoded here (but PKTAP in PKTAP) |
+//! | 192 | Per-Packet Information (PPI, LINKTYPE_PPI): version 0, flags, the header's length (little-endian, 16 bits, at least 8) and the link type of the frame after it (little-endian, 32 bits), then fields up to that length | the link type's, as decoded here (but PPI in PPI) |
 //!
 //! Wherever an EtherType is (Ethernet, SLL, NFLOG, 802.11's SNAP header,
 //! Ethernet inside a tunnel or a pseudowire), these follow it:
@@ -39,6 +40,9 @@
 //!   EtherType followed here, else without. A bottom label 13 (GAL) or 14
 //!   (OAM alert) carries no IP;
 //! - PPPoE session, 0x8864: the 6-byte PPPoE header, then PPP.
+//! - Cisco FabricPath, 0x8903: the 2-byte FTAG and TTL, then an Ethernet
+//!   frame (Wireshark's FabricPath heuristic, which finds the EtherType
+//!   right after the outer addresses or after one 802.1Q or 802.1ad tag).
 //! - Arista's vendor-specific protocol (AVSP), 0xd28b: a 2-byte subtype;
 //!   if it is 1 (a timestamp), a 2-byte version and a timestamp of 8
 //!   bytes (versions 0x0010 and 0x0110) or 6 (0x0020 and 0x0120), another
@@ -69,6 +73,8 @@ const ETHERTYPE_QINQ_OLD: u16 = 0x9100;
 const ETHERTYPE_MPLS: u16 = 0x8847;
 const ETHERTYPE_MPLS_MULTICAST: u16 = 0x8848;
 const ETHERTYPE_PPPOE_SESSION: u16 = 0x8864;
+/// Cisco FabricPath (Wireshark's ETHERTYPE_DCE).
+pub const ETHERTYPE_FABRICPATH: u16 = 0x8903;
 /// Transparent Ethernet bridging: an Ethernet frame (Cisco HDLC, GRE).
 const ETHERTYPE_TEB: u16 = 0x6558;
 /// Arista's vendor-specific protocol: a timestamp header before the
@@ -134,7 +140,8 @@ pub fn locate(link: u16, frame: &[u8]) -> Network {
         7 => arcnet_ip(frame, false),
         129 => arcnet_ip(frame, true),
         226 => ipnet(frame),
-        258 | 149 => pktap_ip(frame),
+        258 | 149 => inner_ip(frame, pktap(frame), &[258, 149]),
+        192 => inner_ip(frame, ppi(frame), &[192]),
         _ => Network::OtherLink,
     }
 }
@@ -191,6 +198,8 @@ fn step(frame: &[u8], header: Header, offset: usize) -> Result<(Header, usize), 
             ETHERTYPE_IPV4 => Err(ip(frame, offset, false)),
             ETHERTYPE_IPV6 => Err(ip(frame, offset, true)),
             ETHERTYPE_MPLS | ETHERTYPE_MPLS_MULTICAST => Ok((Header::Mpls, offset)),
+            // FTAG and TTL, then an Ethernet frame.
+            ETHERTYPE_FABRICPATH => Ok((Header::Ethernet, offset + 2)),
             // Version and type, code, session id, length.
             ETHERTYPE_PPPOE_SESSION => Ok((Header::Ppp, offset + 6)),
             ETHERTYPE_ARISTA => match arista(frame, offset) {
@@ -541,14 +550,31 @@ pub fn pktap(frame: &[u8]) -> Option<(u32, usize)> {
     (len <= frame.len()).then_some((le32(frame, 8)?, len))
 }
 
-/// A PKTAP frame's IP packet: the inner frame decoded as its link type
-/// says, but for PKTAP again (which Wireshark would decode, to no end
-/// here) and link types not decoded.
-fn pktap_ip(frame: &[u8]) -> Network {
-    let Some((link, at)) = pktap(frame) else {
+/// The link type of the frame after a Per-Packet Information header
+/// (LINKTYPE_PPI) and where that frame starts; `None` if the version is
+/// not 0, or the header's length is below 8 or past the frame. Its fields
+/// are little-endian.
+pub fn ppi(frame: &[u8]) -> Option<(u32, usize)> {
+    if *frame.first()? != 0 {
+        return None;
+    }
+    let len = usize::from(le16(frame, 2)?);
+    if len < 8 || len > frame.len() {
+        return None;
+    }
+    Some((le32(frame, 4)?, len))
+}
+
+/// The IP packet of a frame inside a header that names its link type
+/// (PKTAP, PPI) of `frame`: `inner`, the link type and where the inner frame starts,
+/// decoded as that link type says, but for the header's own link types,
+/// `own` (which Wireshark would decode again, to no end here), and link
+/// types not decoded.
+fn inner_ip(frame: &[u8], inner: Option<(u32, usize)>, own: &[u16]) -> Network {
+    let Some((link, at)) = inner else {
         return Network::NotIp;
     };
-    let Some(inner) = u16::try_from(link).ok().filter(|l| !matches!(l, 258 | 149)) else {
+    let Some(inner) = u16::try_from(link).ok().filter(|l| !own.contains(l)) else {
         return Network::NotIp;
     };
     match frame.get(at..).map(|rest| locate(inner, rest)) {

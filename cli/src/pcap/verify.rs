@@ -369,31 +369,31 @@ fn not_ip(link: u16, data: &[u8]) -> Option<Gap> {
             };
         }
         258 | 149 => {
-            let Some((inner, at)) = link::pktap(data) else {
+            let Some(inner) = link::pktap(data) else {
                 let record = data.get(4..8).is_some_and(|t| t != [1, 0, 0, 0]);
                 return (!record).then_some(Gap::NoIp(link));
             };
-            let inner_data = data.get(at..).unwrap_or_default();
             // PKTAP in PKTAP is not decoded.
-            return match u16::try_from(inner) {
-                Ok(inner) if !matches!(inner, 258 | 149) => match link::locate(inner, inner_data) {
-                    Network::OtherLink => Some(Gap::LinkType(inner)),
-                    _ => not_ip(inner, inner_data),
-                },
-                _ => Some(Gap::NoIp(link)),
+            return inner_not_ip(link, data, inner, &[258, 149]);
+        }
+        192 => {
+            let Some(inner) = link::ppi(data) else {
+                return Some(Gap::LinkCut);
             };
+            return inner_not_ip(link, data, inner, &[192]);
         }
         _ => return Some(Gap::NoIp(link)),
     };
     let Some(mut protocol) = be16(field) else {
         return Some(Gap::LinkCut);
     };
-    // VLAN tags: a tag control, then the next EtherType; Arista's header.
-    while tags && matches!(protocol, 0x8100 | 0x88a8 | 0x9100 | 0xd28b) {
-        let next = if protocol == 0xd28b {
-            link::arista(data, offset)
-        } else {
-            be16(offset + 2).map(|next| (next, offset + 4))
+    // VLAN tags: a tag control, then the next EtherType; Arista's header;
+    // FabricPath's FTAG and TTL, then an Ethernet header.
+    while tags && matches!(protocol, 0x8100 | 0x88a8 | 0x9100 | 0xd28b | 0x8903) {
+        let next = match protocol {
+            0xd28b => link::arista(data, offset),
+            link::ETHERTYPE_FABRICPATH => be16(offset + 14).map(|next| (next, offset + 16)),
+            _ => be16(offset + 2).map(|next| (next, offset + 4)),
         };
         let Some(next) = next else {
             // An Arista timestamp of a version not known, or a header cut.
@@ -416,6 +416,22 @@ fn not_ip(link: u16, data: &[u8]) -> Option<Gap> {
         0x0800 | 0x86dd => Some(Gap::Malformed),
         p if p < 0x0600 || NO_IP.contains(&p) => None,
         p => Some(Gap::EtherType(p)),
+    }
+}
+
+/// [`not_ip`] of the frame inside a header (PKTAP, PPI) of link type
+/// `link` that names the inner frame's link type: `inner`, that link type
+/// and where the inner frame starts in `data`. The header's own link types,
+/// `own`, are not decoded inside it.
+fn inner_not_ip(link: u16, data: &[u8], inner: (u32, usize), own: &[u16]) -> Option<Gap> {
+    let (inner, at) = inner;
+    let inner_data = data.get(at..).unwrap_or_default();
+    match u16::try_from(inner) {
+        Ok(inner) if !own.contains(&inner) => match link::locate(inner, inner_data) {
+            Network::OtherLink => Some(Gap::LinkType(inner)),
+            _ => not_ip(inner, inner_data),
+        },
+        _ => Some(Gap::NoIp(link)),
     }
 }
 

@@ -715,6 +715,47 @@ pub fn pktap(link: u32, inner: &[u8]) -> Vec<u8> {
     f
 }
 
+/// A frame of link type `link` behind a Per-Packet Information header
+/// (LINKTYPE_PPI): version 0, flags 0, the header's length and `link`,
+/// little-endian; for 802.11 (105), an 802.11-Common field (type 2, 20
+/// bytes: TSF timer, flags, rate, channel, FHSS, signal and noise) in it.
+pub fn ppi(link: u32, inner: &[u8]) -> Vec<u8> {
+    let mut fields = Vec::new();
+    if link == 105 {
+        fields.extend(2u16.to_le_bytes());
+        fields.extend(20u16.to_le_bytes());
+        fields.extend([0u8; 8]);
+        fields.extend(0u16.to_le_bytes());
+        fields.extend(2u16.to_le_bytes());
+        fields.extend(2437u16.to_le_bytes());
+        fields.extend(0x00a0u16.to_le_bytes());
+        fields.extend([0, 0, 0xc4, 0xa0]);
+    }
+    let mut f = vec![0, 0];
+    f.extend((8 + fields.len() as u16).to_le_bytes());
+    f.extend(link.to_le_bytes());
+    f.extend(fields);
+    f.extend(inner);
+    f
+}
+
+/// A Cisco FabricPath frame around the Ethernet frame `inner`: outer
+/// hierarchical addresses, an 802.1ad tag if `tag`, EtherType 0x8903, FTAG
+/// and TTL, then `inner` and the frame check sequence, which FabricPath
+/// frames are captured with (Wireshark 4.0 takes the last 4 bytes for it).
+pub fn fabricpath(tag: bool, inner: &[u8]) -> Vec<u8> {
+    let mut f = vec![
+        0x02, 0x00, 0x0c, 0x00, 0x00, 0x01, 0x02, 0x00, 0x0d, 0x00, 0x00, 0x02,
+    ];
+    if tag {
+        f.extend([0x88, 0xa8, 0x00, 0x64]);
+    }
+    f.extend([0x89, 0x03, 0x00, 0x7f]);
+    f.extend(inner);
+    f.extend([0x5e, 0x1f, 0x0c, 0x4d]);
+    f
+}
+
 /// An Arista vendor-specific header (after EtherType 0xd28b): the
 /// timestamp subtype, `version` (0x0010 or 0x0110: 64 bits; 0x0020 or
 /// 0x0120: 48 bits), the timestamp, then `ethertype` and `payload`.
