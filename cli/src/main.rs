@@ -48,8 +48,9 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(code) => code,
-        // `fastpath bench | head` closes the pipe early: not an error.
-        Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
+        // `fastpath bench | head` closes the pipe early: quietly, but what
+        // was not read was not delivered.
+        Err(err) if is_broken_pipe(&err) => ExitCode::FAILURE,
         Err(err) => {
             eprintln!("fastpath: error: {err:#}");
             ExitCode::FAILURE

@@ -1,8 +1,8 @@
 //! Where `fastpath pcap fix` writes, and what it leaves: standard output,
 //! FIFOs and devices streamed, never replaced; what it cannot replace
 //! refused; a replaced file's mode and owner kept; the complete records of
-//! a capture cut short written, with their own exit status; no temporary
-//! file left behind by a signal.
+//! a capture cut short fixed and the rest copied, with their own exit
+//! status; no temporary file left behind by a signal.
 
 mod capture;
 
@@ -116,11 +116,14 @@ fn fix_streams_to_fifos_and_devices_and_never_replaces_them() {
     assert!(fs::metadata(&fifo).unwrap().file_type().is_fifo());
 
     // A link to this process's standard output, a pipe: a FIFO when
-    // followed, written directly.
-    let out = fastpath(&["pcap", "fix", path(&input), "-o", "/proc/self/fd/1"]);
-    if Path::new("/proc/self/fd/1").exists() {
-        assert!(out.status.success(), "{}", stderr(&out));
-        assert!(out.stdout.starts_with(&good), "{}", stderr(&out));
+    // followed, written directly, and nothing else there.
+    for name in ["/proc/self/fd/1", "/dev/stdout"] {
+        if Path::new(name).exists() {
+            let out = fastpath(&["pcap", "fix", path(&input), "-o", name]);
+            assert!(out.status.success(), "{}", stderr(&out));
+            assert_eq!(out.stdout, good, "{name}: {}", stderr(&out));
+            assert!(stderr(&out).contains("fixed 1 checksums"), "{name}");
+        }
     }
     assert!(temporaries(&dir).is_empty());
     fs::remove_dir_all(dir).unwrap();
@@ -134,17 +137,23 @@ fn fix_refuses_outputs_it_cannot_replace() {
     let input = dir.join("in.pcap");
     fs::write(&input, &bad).unwrap();
 
-    // A directory.
+    // A directory is never replaced: the output goes into it.
     let sub = dir.join("sub");
     fs::create_dir(&sub).unwrap();
     let out = fastpath(&["pcap", "fix", path(&input), "-o", path(&sub)]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(fs::metadata(&sub).unwrap().is_dir());
+    assert!(sub.join("in.pcap").is_file());
+    // A socket is refused.
+    let socket = dir.join("socket");
+    let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+    let out = fastpath(&["pcap", "fix", path(&input), "-o", path(&socket)]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(
         stderr(&out).contains("not a regular file"),
         "{}",
         stderr(&out)
     );
-    assert!(fs::metadata(&sub).unwrap().is_dir());
 
     // A symbolic link that leads nowhere stays a link.
     let dangling = dir.join("dangling");
@@ -282,19 +291,21 @@ fn fix_writes_the_complete_records_of_a_capture_cut_short() {
                 stderr(&out)
             );
             assert!(
-                stderr(&out).contains("the records before it were written"),
+                stderr(&out).contains("the records before it were fixed, and the"),
                 "{}",
                 stderr(&out)
             );
+            // The complete records fixed, the partial one as it was.
+            let expected = [&fixed[..complete], &whole[complete..cut]].concat();
             assert_eq!(
                 fs::read(&output).unwrap(),
-                fixed[..complete],
+                expected,
                 "{format:?} cut at {cut}"
             );
             // The same through standard output.
             let out = fastpath(&["pcap", "fix", path(&input), "-o", "-"]);
             assert_eq!(out.status.code(), Some(3));
-            assert_eq!(out.stdout, fixed[..complete]);
+            assert_eq!(out.stdout, expected);
         }
     }
     assert!(temporaries(&dir).is_empty());
@@ -313,7 +324,7 @@ fn a_signal_leaves_no_temporary_file() {
     let fifo = dir.join("in.pcap");
     mkfifo(&fifo);
     let output = dir.join("out.pcap");
-    for signal in ["TERM", "INT", "HUP"] {
+    for (signal, number) in [("TERM", 15), ("INT", 2), ("HUP", 1)] {
         let mut child = Command::new(FASTPATH)
             .args(["pcap", "fix", path(&fifo), "-o", path(&output)])
             .stdin(Stdio::null())
@@ -339,7 +350,7 @@ fn a_signal_leaves_no_temporary_file() {
         assert!(status.success());
         let status = child.wait().unwrap();
         drop(writer);
-        assert_eq!(status.code(), Some(130), "SIG{signal}");
+        assert_eq!(status.code(), Some(128 + number), "SIG{signal}");
         assert!(temporaries(&dir).is_empty(), "SIG{signal}");
         assert!(!output.exists());
     }

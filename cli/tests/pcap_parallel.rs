@@ -259,7 +259,7 @@ fn standard_input_among_files_is_read_once_in_its_turn() {
 }
 
 #[test]
-fn a_reader_that_goes_away_ends_the_run_with_the_status_as_it_stands() {
+fn a_reader_that_goes_away_ends_the_run_with_the_error_bit() {
     let dir = temp_dir("parallel-pipe");
     let files = verify_files(&dir);
     let big = path(&files[0]);
@@ -289,8 +289,9 @@ fn a_reader_that_goes_away_ends_the_run_with_the_status_as_it_stands() {
         .unwrap()
         .read_to_string(&mut stderr)
         .unwrap();
-    // Nothing was reported of the first file when its output failed.
-    assert_eq!(status.code(), Some(0), "{stderr}");
+    // Nothing was reported of the first file when its output failed, but
+    // the output was not all delivered: the error bit, quietly.
+    assert_eq!(status.code(), Some(2), "{stderr}");
     assert_eq!(stderr, "");
     fs::remove_dir_all(dir).unwrap();
 }
@@ -466,7 +467,6 @@ fn fix_of_several_inputs_refuses_what_it_cannot_write() {
     let before_a = contents(&a);
     let before_b = contents(&b);
     let missing = dir.join("missing");
-    let missing_input = missing.join("x.pcap");
     let cases: Vec<(Vec<&str>, &str)> = vec![
         (
             vec![big, small, "-o", path(&missing)],
@@ -489,10 +489,6 @@ fn fix_of_several_inputs_refuses_what_it_cannot_write() {
         ),
         (vec![big, big, "-o", path(&dir)], "same file"),
         (vec![big, big, "--in-place"], "same file"),
-        (
-            vec![big, path(&missing_input), "-o", path(&dir)],
-            "cannot open",
-        ),
     ];
     for (list, message) in cases {
         let mut args = vec!["pcap", "fix"];
@@ -509,10 +505,11 @@ fn fix_of_several_inputs_refuses_what_it_cannot_write() {
         assert!(!dir.join("small.pcapng").exists(), "{list:?}");
     }
     assert_eq!(fs::read(&inputs[0]).unwrap(), a_file);
-    // With one input, a directory is refused as before.
+    // With one input too, a directory is where the output goes.
     let out = run(&["pcap", "fix", big, "-o", path(&dir)], None, false);
-    assert_eq!(code(&out), 2);
-    assert!(text(&out.stderr).contains("not replaced"));
+    assert_eq!(code(&out), 0, "{}", text(&out.stderr));
+    assert!(fs::metadata(&dir).unwrap().is_dir());
+    assert!(dir.join("big.pcap").is_file());
     fs::remove_dir_all(dir).unwrap();
 }
 
@@ -579,7 +576,8 @@ fn a_signal_leaves_no_temporary_file_of_any_input() {
     assert!(status.success());
     let status = child.wait().unwrap();
     drop(writers);
-    assert_eq!(status.code(), Some(130));
+    // 128 + SIGTERM's 15.
+    assert_eq!(status.code(), Some(143));
     assert_eq!(temporaries(), 0);
     assert_eq!(fs::read_dir(&out).unwrap().count(), 0);
     fs::remove_dir_all(dir).unwrap();

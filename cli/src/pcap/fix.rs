@@ -9,16 +9,26 @@
 //!
 //! A regular output file is written to a temporary file in its directory,
 //! renamed into place once complete and synced (then the directory too): on
-//! any error, or SIGINT, SIGTERM or SIGHUP, the output and the input are as
-//! they were and the temporary file is gone. A file replaced keeps its mode
-//! and owner; a new one takes the input's mode. Standard output (`-o -`),
-//! FIFOs and character devices are written directly, streamed; other kinds
-//! of file (directories, sockets, block devices, symbolic links that lead
-//! nowhere) are refused, never replaced.
+//! any error, or SIGINT, SIGTERM or SIGHUP (exit status 128 + the
+//! signal's number: 130, 143, 129), the output and the input are as they
+//! were and the temporary file is gone. A file replaced keeps its mode
+//! and owner: where the owner cannot be kept (only root gives a file away),
+//! it is not replaced, unless `--allow-new-owner` says so. A new file takes
+//! the input's permission bits less the umask, as `cp` does, never setuid,
+//! setgid or sticky. Standard output (`-o -`), FIFOs and character devices
+//! are written directly, streamed; other kinds of file (directories,
+//! sockets, block devices, symbolic links that lead nowhere) are refused,
+//! never replaced.
+//!
+//! With `--in-place`, a capture that needs no fix is left as it is (same
+//! inode, same times), and one that changed while it was read (a capture
+//! still being written) is not replaced.
 //!
 //! A capture cut short (a partial last record, as a killed writer leaves)
-//! or corrupt after some records is fixed up to its last complete record:
-//! those are written, the error is reported, and the exit status is 3.
+//! or with a record that cannot be read is fixed up to that record; from
+//! there to its end, its bytes are copied as they are, so that the output
+//! has every byte of the input. The error is reported, and the exit status
+//! is 3.
 //!
 //! Several inputs are fixed at once, one per thread (see `parallel`),
 //! each into the directory `-o` names under its own file name, or each in
@@ -49,10 +59,10 @@ use super::verify::{Inspector, Kind};
 /// The exit statuses of fix.
 const EXIT_HELP: &str = "\
 Exit status: 0 if every input was fixed; 2 on an error, with nothing
-replaced; 3 if an input was cut short or corrupt after some records (the
-records before written). With several inputs, the worst of them: 2 if one
-could not be fixed (its output not replaced, the others written), else 3 if
-one was cut short.";
+replaced; 3 if an input was cut short or had a record that could not be
+read (the records before it fixed, every byte from there on copied as it
+is). With several inputs, the worst of them: 2 if one could not be fixed
+(its output not replaced, the others written), else 3 if one was cut short.";
 
 /// The arguments of `fastpath pcap fix`.
 #[derive(clap::Args)]
@@ -65,16 +75,25 @@ pub struct Args {
     /// Where to write the fixed capture (same format): a file (replaced
     /// through a temporary file, keeping its mode and owner), `-` for
     /// standard output, or a FIFO or character device (written directly).
-    /// Refused if it is INPUT, unless --in-place is given. With several
-    /// inputs, an existing directory: each is written there under its file
-    /// name (two inputs of the same name, or an input there, are refused).
+    /// Refused if it is INPUT, unless --in-place is given. A directory (an
+    /// existing one, or any name ending in `/`): each input is written
+    /// there under its file name (two inputs of the same name, or an input
+    /// there, are refused); with several inputs, -o must be one. An input
+    /// that cannot be fixed is reported, and the others are written.
     #[arg(short, long, value_name = "OUT", required_unless_present = "in_place")]
     output: Option<PathBuf>,
     /// Replace INPUT with the fixed capture, keeping its mode and owner. The
     /// new file takes INPUT's name: other hard links to INPUT keep the old
-    /// contents. With several inputs, each is replaced (no -o).
+    /// contents. A capture with nothing to fix is left as it is; one that
+    /// changed while it was fixed (still being written) is not replaced.
+    /// With several inputs, each is replaced (no -o).
     #[arg(long)]
     in_place: bool,
+    /// Replace a file whose owner cannot be kept (one owned by another
+    /// user, when not run as root): the new file is then owned by whoever
+    /// runs fix. Without it, such a file is not replaced.
+    #[arg(long)]
+    allow_new_owner: bool,
     /// Fix only these layers: a comma-separated list of ipv4, tcp, udp,
     /// icmp, icmpv6, udplite (all of them by default). A tunnel's outer checksum
     /// that was right is kept right, whatever its protocol.
@@ -95,6 +114,8 @@ pub struct Changes {
     pub excluded: u64,
     /// Checksums that can't be verified, left as they are.
     pub unverified: u64,
+    /// Whether any byte written differs from the input's.
+    pub changed: bool,
 }
 
 /// Copies blocks of a capture with their wrong checksums corrected: what
@@ -164,6 +185,7 @@ impl Fixer {
             }
             changes.frames_fixed += u64::from(any);
         }
+        changes.changed |= self.copy != block.raw;
         out.write_all(&self.copy)
     }
 
@@ -182,6 +204,8 @@ const CUT_SHORT: u8 = 3;
 /// error, with nothing replaced. With several inputs, each is fixed on a
 /// thread of its own, and the status is the worst of theirs.
 pub fn run(args: &Args) -> ExitCode {
+    #[cfg(unix)]
+    umask();
     if let [input] = args.inputs.as_slice() {
         return run_one(args, input);
     }
@@ -197,7 +221,7 @@ pub fn run(args: &Args) -> ExitCode {
     // Each output's line once its input is fixed, the error of a capture
     // cut short, or the error that kept it from being fixed.
     type Fixed = Result<(String, Option<anyhow::Error>)>;
-    let destinations: Vec<Mutex<Option<Destination>>> = destinations
+    let destinations: Vec<Mutex<Option<Result<Destination>>>> = destinations
         .into_iter()
         .map(|d| Mutex::new(Some(d)))
         .collect();
@@ -207,7 +231,15 @@ pub fn run(args: &Args) -> ExitCode {
             .unwrap_or_else(|e| e.into_inner())
             .take();
         let Some(destination) = taken else { return };
-        job.send(fix(&args.inputs[i], destination, only, false));
+        job.send(destination.and_then(|destination| {
+            fix(
+                &args.inputs[i],
+                destination,
+                only,
+                args.allow_new_owner,
+                false,
+            )
+        }));
     };
     // 0, then 3 (cut short), then 2 (not fixed): the worst so far.
     let mut worst = 0;
@@ -219,9 +251,12 @@ pub fn run(args: &Args) -> ExitCode {
         };
         match fixed {
             Ok((line, cut)) => {
-                // The outputs are files: a reader of standard output that
-                // went away loses these lines, not the files.
-                let _ = writeln!(io::stdout().lock(), "{line}");
+                // The outputs are files, but a line that could not be
+                // written is output lost all the same.
+                if let Err(e) = writeln!(io::stdout().lock(), "{line}") {
+                    report_write_error(&e);
+                    worst = 2;
+                }
                 if let Some(cut) = cut {
                     eprintln!("{}", cut_message(&cut));
                     worst = worst.max(1);
@@ -244,25 +279,55 @@ pub fn run(args: &Args) -> ExitCode {
 
 /// The message of a capture cut short at `cut`.
 fn cut_message(cut: &anyhow::Error) -> String {
-    format!("fastpath: error: {cut:#}: the records before it were written, none after it")
+    format!("fastpath: error: {cut:#}")
 }
 
 /// Runs `fix` on a single input: its exit status.
 fn run_one(args: &Args, input: &Path) -> ExitCode {
-    let fixed = destination(input, args.output.as_deref(), args.in_place)
-        .and_then(|destination| fix(input, destination, only(args), true));
+    // `-o DIR/` or an existing directory: the output goes into it.
+    let output = match args.output.as_deref() {
+        Some(dir) if is_directory(dir) => match input.file_name() {
+            Some(name) if input != Path::new("-") => Some(dir.join(name)),
+            _ => {
+                eprintln!(
+                    "fastpath: error: {}: standard input has no file name to write it under in \
+                     a directory: give -o FILE",
+                    display_path(dir)
+                );
+                return ExitCode::from(2);
+            }
+        },
+        output => output.map(Path::to_owned),
+    };
+    let destination = destination(input, output.as_deref(), args.in_place);
+    // Whatever its name (`-`, /dev/stdout, /proc/self/fd/1), the capture
+    // alone goes to standard output: the line goes to standard error then.
+    let to_stdout = match &destination {
+        Ok(Destination::Stdout) => true,
+        Ok(Destination::Stream(path) | Destination::File(path, _)) => is_stdout(path),
+        Err(_) => false,
+    };
+    if to_stdout && crate::stdout_closed() {
+        eprintln!("fastpath: error: standard output is closed: the capture cannot be written");
+        return ExitCode::from(2);
+    }
+    let fixed = destination
+        .and_then(|destination| fix(input, destination, only(args), args.allow_new_owner, true));
     let (line, cut) = match fixed {
         Ok(fixed) => fixed,
-        Err(e) if crate::is_broken_pipe(&e) => return ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("fastpath: error: {e:#}");
             return ExitCode::from(2);
         }
     };
-    if args.output.as_deref() == Some(Path::new("-")) {
-        eprintln!("{line}");
+    let printed = if to_stdout {
+        writeln!(io::stderr(), "{line}")
     } else {
-        println!("{line}");
+        writeln!(io::stdout(), "{line}").and_then(|()| io::stdout().flush())
+    };
+    if let Err(e) = printed {
+        report_write_error(&e);
+        return ExitCode::from(2);
     }
     match cut {
         None => ExitCode::SUCCESS,
@@ -270,6 +335,39 @@ fn run_one(args: &Args, input: &Path) -> ExitCode {
             eprintln!("{}", cut_message(&cut));
             ExitCode::from(CUT_SHORT)
         }
+    }
+}
+
+/// Whether `-o` names a directory: it ends in a slash, or is one.
+fn is_directory(output: &Path) -> bool {
+    output != Path::new("-")
+        && (output.as_os_str().to_string_lossy().ends_with('/')
+            || fs::metadata(output).is_ok_and(|m| m.is_dir()))
+}
+
+/// Says that the summary line could not be written.
+fn report_write_error(e: &io::Error) {
+    eprintln!("fastpath: error: writing standard output: {e}");
+}
+
+/// Whether `path` is the file that standard output is open on.
+fn is_stdout(path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        let Ok(fd) = io::stdout().as_fd().try_clone_to_owned() else {
+            return false;
+        };
+        let stdout = fs::File::from(fd).metadata();
+        match (stdout, fs::metadata(path)) {
+            (Ok(stdout), Ok(path)) => same_inode(&stdout, &path),
+            _ => false,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        false
     }
 }
 
@@ -301,19 +399,19 @@ fn fix(
     input: &Path,
     destination: Destination,
     only: ProtocolSet,
+    allow_new_owner: bool,
     progress: bool,
 ) -> Result<(String, Option<anyhow::Error>)> {
     let name = display_path(input);
-    let mut capture = Capture::open_arg(input).with_context(|| name.clone())?;
-    // The mode of a new output: the input's, or for standard input that of
-    // a file created under the usual umask (022).
-    let new_mode = if input == Path::new("-") {
-        new_file_permissions()
+    // Taken before the capture is read: a file replaced in place must be
+    // the same then and at the rename.
+    let input_metadata = if input == Path::new("-") {
+        None
     } else {
-        fs::metadata(input)
-            .with_context(|| name.clone())?
-            .permissions()
+        Some(fs::metadata(input).with_context(|| name.clone())?)
     };
+    let mut capture = Capture::open_arg(input).with_context(|| name.clone())?;
+    let new_mode = new_file_permissions(input_metadata.as_ref());
     let mut fixer = Fixer::new(only);
     let (shown, cut) = match destination {
         Destination::Stdout => {
@@ -339,11 +437,27 @@ fn fix(
             (path, cut)
         }
         Destination::File(path, existing) => {
-            let cut = replace(&path, new_mode, existing.as_ref(), |out| {
+            // In place: the output is the input file itself.
+            let in_place = existing
+                .as_ref()
+                .zip(input_metadata.as_ref())
+                .is_some_and(|(a, b)| same_inode(a, b));
+            let replace = Replace {
+                new_mode,
+                existing: existing.as_ref(),
+                allow_new_owner,
+                input: in_place.then_some(input_metadata.as_ref()).flatten(),
+            };
+            let (cut, replaced) = replace.run(&path, |out| {
                 let shown = display_path(&path);
-                copy(&mut capture, &name, &mut fixer, out, &shown, progress)
+                let cut = copy(&mut capture, &name, &mut fixer, out, &shown, progress)?;
+                Ok((cut, fixer.changes().changed))
             })?;
-            (path, cut)
+            let mut line = summary(&name, &path, fixer.changes());
+            if !replaced {
+                line += "; nothing to change: left as it is";
+            }
+            return Ok((line, cut));
         }
     };
     Ok((summary(&name, &shown, fixer.changes()), cut))
@@ -353,8 +467,10 @@ fn fix(
 /// `--in-place`, else into the directory `-o` names under its file name.
 /// Refused, before anything is written: standard input (no file name to
 /// write it under), an input named twice, two inputs of the same file
-/// name, an output that is an input, and `-o` that is no directory.
-fn destinations(args: &Args) -> Result<Vec<Destination>> {
+/// name, an output that is an input, and `-o` that is no directory. An
+/// input that cannot be fixed (missing, a directory) is an error of its
+/// own, and the others are written.
+fn destinations(args: &Args) -> Result<Vec<Result<Destination>>> {
     let inputs = &args.inputs;
     if let Some(stdin) = inputs.iter().find(|i| *i == Path::new("-")) {
         bail!(
@@ -362,28 +478,29 @@ fn destinations(args: &Args) -> Result<Vec<Destination>> {
             display_path(stdin)
         );
     }
-    let mut canonical: Vec<PathBuf> = Vec::with_capacity(inputs.len());
-    for input in inputs {
-        let path = input
-            .canonicalize()
-            .with_context(|| format!("{}: cannot open", display_path(input)))?;
-        if let Some(j) = canonical
+    // The inputs that exist, as canonical paths, with their index.
+    let mut canonical: Vec<(usize, PathBuf)> = Vec::with_capacity(inputs.len());
+    for (i, input) in inputs.iter().enumerate() {
+        let Ok(path) = input.canonicalize() else {
+            continue;
+        };
+        if let Some((j, _)) = canonical
             .iter()
-            .position(|c| same_file(c, &path).unwrap_or(*c == path))
+            .find(|(_, c)| same_file(c, &path).unwrap_or(*c == path))
         {
             bail!(
                 "{} and {} are the same file: give it once",
-                display_path(&inputs[j]),
+                display_path(&inputs[*j]),
                 display_path(input)
             );
         }
-        canonical.push(path);
+        canonical.push((i, path));
     }
     let Some(dir) = args.output.as_deref() else {
-        return inputs
+        return Ok(inputs
             .iter()
             .map(|input| destination(input, None, true))
-            .collect();
+            .collect());
     };
     if args.in_place {
         bail!("--in-place replaces each input: -o is not given with several inputs");
@@ -413,25 +530,26 @@ fn destinations(args: &Args) -> Result<Vec<Destination>> {
             );
         }
         let output = dir.join(name);
-        if let Some(j) = canonical
+        if let Some((j, _)) = canonical
             .iter()
-            .position(|c| same_file(c, &output).unwrap_or(false))
+            .find(|(_, c)| same_file(c, &output).unwrap_or(false))
         {
             bail!(
                 "{} is the input file {}: not replaced (give --in-place, with no -o, to \
                  replace the inputs)",
                 display_path(&output),
-                display_path(&inputs[j])
+                display_path(&inputs[*j])
             );
         }
-        destinations.push(destination(input, Some(&output), false)?);
+        destinations.push(destination(input, Some(&output), false));
     }
     Ok(destinations)
 }
 
 /// Copies every block of `capture` through `fixer` to `out` and flushes it,
 /// with a progress bar if `progress`: `Some` read error if a block could
-/// not be read (the blocks before it written), after the first block.
+/// not be read, after the first block; the blocks before it are written
+/// fixed, and every byte from it to the end of the input as it is.
 fn copy(
     capture: &mut Capture,
     name: &str,
@@ -456,7 +574,13 @@ fn copy(
             Ok(Some(block)) => fixer.write(&block, out).with_context(written)?,
             Ok(None) => break,
             Err(e) => {
-                cut = Some(anyhow::Error::new(e).context(name.to_owned()));
+                let rest = capture
+                    .copy_rest(out)
+                    .with_context(|| format!("copying the rest of {name} to {shown}"))?;
+                cut = Some(anyhow::anyhow!(
+                    "{name}: {e}: the records before it were fixed, and the {rest} bytes from \
+                     there to the end copied as they are"
+                ));
                 break;
             }
         }
@@ -471,106 +595,207 @@ fn copy(
 static TEMPORARY: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
 /// Removes the temporary files, if any, on SIGINT, SIGTERM or SIGHUP, then
-/// exits with 128 + 2 (as after SIGINT). Installed once.
+/// exits with 128 + the signal's number, as the shell reports a process
+/// the signal ended. Installed once.
 fn remove_temporary_on_signals() {
     static INSTALL: Once = Once::new();
     INSTALL.call_once(|| {
-        // Without the handler (another one installed by an embedding
-        // program) a signal leaves the temporary file; nothing else changes.
-        let _ = ctrlc::set_handler(|| {
-            // Held until the exit: no temporary file is registered, or
-            // renamed into place, after they are removed.
-            let mut paths = TEMPORARY.lock().unwrap_or_else(|e| e.into_inner());
-            for path in paths.drain(..) {
-                let _ = fs::remove_file(path);
-            }
-            std::process::exit(130);
-        });
+        #[cfg(unix)]
+        {
+            use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+            // Without the handler a signal ends the process and leaves the
+            // temporary file; nothing else changes.
+            let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])
+            else {
+                return;
+            };
+            std::thread::spawn(move || {
+                if let Some(signal) = signals.forever().next() {
+                    // Held until the exit: no temporary file is registered,
+                    // or renamed into place, after they are removed.
+                    let mut paths = TEMPORARY.lock().unwrap_or_else(|e| e.into_inner());
+                    for path in paths.drain(..) {
+                        let _ = fs::remove_file(path);
+                    }
+                    std::process::exit(128 + signal);
+                }
+            });
+        }
     });
 }
 
-/// Replaces the regular file `target` with what `write` writes, through a
-/// temporary file in its directory: with the mode and owner of `existing`,
-/// the file it replaces, or `new_mode` if there is none; synced, renamed
-/// into place, and the directory synced.
-fn replace<T>(
-    target: &Path,
+/// How a regular file is replaced.
+struct Replace<'a> {
+    /// The permissions of a new file.
     new_mode: fs::Permissions,
-    existing: Option<&fs::Metadata>,
-    write: impl FnOnce(&mut BufWriter<&fs::File>) -> Result<T>,
-) -> Result<T> {
-    let directory = match target.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => Path::new("."),
-    };
-    remove_temporary_on_signals();
-    let mut registered = TEMPORARY.lock().unwrap_or_else(|e| e.into_inner());
-    let temporary = tempfile::Builder::new()
-        .prefix(".fastpath-fix-")
-        .suffix(".tmp")
-        .tempfile_in(directory)
-        .with_context(|| {
-            format!(
-                "cannot create a temporary file in {}",
-                display_path(directory)
-            )
-        })?;
-    registered.push(temporary.path().to_owned());
-    drop(registered);
-    let shown = || format!("writing {}", display_path(temporary.path()));
-    let result = {
-        let mut out = BufWriter::with_capacity(1 << 20, temporary.as_file());
-        let result = write(&mut out)?;
-        out.flush().with_context(shown)?;
-        result
-    };
-    let file = temporary.as_file();
-    let mode = existing.map_or(new_mode, fs::Metadata::permissions);
-    file.set_permissions(mode).with_context(shown)?;
-    if let Some(existing) = existing {
-        keep_owner(file, existing, target);
-    }
-    file.sync_all().with_context(shown)?;
-    // Held across the rename: the handler then removes the temporary file
-    // before it, or nothing after it.
-    let mut registered = TEMPORARY.lock().unwrap_or_else(|e| e.into_inner());
-    let path = temporary.path().to_owned();
-    let renamed = temporary.persist(target);
-    registered.retain(|p| *p != path);
-    drop(registered);
-    renamed.with_context(|| {
-        format!(
-            "cannot rename the output into place as {}",
-            display_path(target)
-        )
-    })?;
-    // The rename itself is durable once the directory is synced.
-    if let Ok(dir) = fs::File::open(directory) {
-        let _ = dir.sync_all();
-    }
-    Ok(result)
+    /// The file replaced, if there is one: its mode and owner are kept.
+    existing: Option<&'a fs::Metadata>,
+    /// Whether a file whose owner cannot be kept is replaced all the same.
+    allow_new_owner: bool,
+    /// In place, the input as it was before it was read: it is replaced
+    /// only if it is still the same file, of the same size and time.
+    input: Option<&'a fs::Metadata>,
 }
 
-/// Gives `file` the owner and group of `keep`, warning if that is not
-/// allowed (only root may give a file away).
-fn keep_owner(file: &fs::File, keep: &fs::Metadata, target: &Path) {
+impl Replace<'_> {
+    /// Replaces the regular file `target` with what `write` writes, through
+    /// a temporary file in its directory: with the owner and mode of the
+    /// file it replaces (refused if the owner cannot be kept, unless
+    /// allowed), or the new file's mode if there is none; synced, renamed
+    /// into place, and the directory synced. `write` says whether what it
+    /// wrote differs from the input: in place, a file that would not
+    /// change, is not replaced. What `write` returned, and whether the file
+    /// was replaced.
+    fn run<T>(
+        &self,
+        target: &Path,
+        write: impl FnOnce(&mut BufWriter<&fs::File>) -> Result<(T, bool)>,
+    ) -> Result<(T, bool)> {
+        let directory = match target.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => dir,
+            _ => Path::new("."),
+        };
+        remove_temporary_on_signals();
+        let mut registered = TEMPORARY.lock().unwrap_or_else(|e| e.into_inner());
+        let temporary = tempfile::Builder::new()
+            .prefix(".fastpath-fix-")
+            .suffix(".tmp")
+            .tempfile_in(directory)
+            .with_context(|| {
+                format!(
+                    "cannot create a temporary file in {}",
+                    display_path(directory)
+                )
+            })?;
+        registered.push(temporary.path().to_owned());
+        drop(registered);
+        let path = temporary.path().to_owned();
+        let unregister = || {
+            let mut registered = TEMPORARY.lock().unwrap_or_else(|e| e.into_inner());
+            registered.retain(|p| *p != path);
+        };
+        let shown = || format!("writing {}", display_path(temporary.path()));
+        let written = (|| {
+            let mut out = BufWriter::with_capacity(1 << 20, temporary.as_file());
+            let result = write(&mut out)?;
+            out.flush().with_context(shown)?;
+            Ok(result)
+        })();
+        let (result, changed) = match written {
+            Ok(written) => written,
+            Err(e) => {
+                unregister();
+                return Err(e);
+            }
+        };
+        if self.input.is_some() && !changed {
+            // The temporary file is removed as it is dropped.
+            unregister();
+            return Ok((result, false));
+        }
+        let file = temporary.as_file();
+        let prepared = (|| {
+            // The owner first: a change of owner clears setuid and setgid.
+            if let Some(existing) = self.existing {
+                keep_owner(file, existing, target, self.allow_new_owner)?;
+            }
+            let mode = self
+                .existing
+                .map_or(self.new_mode.clone(), |m| m.permissions());
+            file.set_permissions(mode).with_context(shown)?;
+            file.sync_all().with_context(shown)
+        })();
+        if let Err(e) = prepared {
+            unregister();
+            return Err(e);
+        }
+        // Held across the check and the rename: the handler then removes the
+        // temporary file before them, or nothing after them.
+        let mut registered = TEMPORARY.lock().unwrap_or_else(|e| e.into_inner());
+        registered.retain(|p| *p != path);
+        if let Some(before) = self.input {
+            let now = fs::metadata(target).ok();
+            if now.as_ref().is_none_or(|now| changed_since(before, now)) {
+                drop(registered);
+                bail!(
+                    "{}: changed while it was being fixed (a capture still being written?): \
+                     left as it is",
+                    display_path(target)
+                );
+            }
+        }
+        let renamed = temporary.persist(target);
+        drop(registered);
+        renamed.with_context(|| {
+            format!(
+                "cannot rename the output into place as {}",
+                display_path(target)
+            )
+        })?;
+        // The rename itself is durable once the directory is synced.
+        if let Ok(dir) = fs::File::open(directory) {
+            let _ = dir.sync_all();
+        }
+        Ok((result, true))
+    }
+}
+
+/// Gives `file` the owner and group of `keep`, the file it replaces: an
+/// error if that is not allowed (only root may give a file away), unless
+/// `allow_new_owner`, when a warning says so.
+fn keep_owner(
+    file: &fs::File,
+    keep: &fs::Metadata,
+    target: &Path,
+    allow_new_owner: bool,
+) -> Result<()> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::{MetadataExt, fchown};
         let current = file.metadata().ok();
         let (uid, gid) = (keep.uid(), keep.gid());
         if current.is_some_and(|m| m.uid() == uid && m.gid() == gid) {
-            return;
+            return Ok(());
         }
         if let Err(e) = fchown(file, Some(uid), Some(gid)) {
+            let shown = display_path(target);
+            if !allow_new_owner {
+                bail!(
+                    "{shown}: cannot keep its owner {uid} and group {gid} ({e}): not replaced \
+                     (--allow-new-owner replaces it as a file of your own)"
+                );
+            }
             eprintln!(
-                "fastpath: warning: {}: cannot keep its owner {uid} and group {gid} ({e})",
-                display_path(target)
+                "fastpath: warning: {shown}: cannot keep its owner {uid} and group {gid} ({e}): \
+                 replaced as a file of your own (--allow-new-owner)"
             );
         }
     }
     #[cfg(not(unix))]
-    let _ = (file, keep, target);
+    let _ = (file, keep, target, allow_new_owner);
+    Ok(())
+}
+
+/// Whether the file `before` describes is not the one `now` describes, or
+/// has changed since: another inode, size or modification time.
+fn changed_since(before: &fs::Metadata, now: &fs::Metadata) -> bool {
+    !same_inode(before, now)
+        || before.len() != now.len()
+        || before.modified().ok() != now.modified().ok()
+}
+
+/// Whether two files' metadata are of the same inode.
+fn same_inode(a: &fs::Metadata, b: &fs::Metadata) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        a.dev() == b.dev() && a.ino() == b.ino()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (a, b);
+        false
+    }
 }
 
 /// Whether `fix` writes this layer's field.
@@ -578,18 +803,45 @@ fn wanted(layer: &Layer, only: ProtocolSet) -> bool {
     layer.report.status.needs_fix() && only.contains(layer.report.protocol)
 }
 
-/// The permissions of a new file under the usual umask (022): 0644.
-fn new_file_permissions() -> fs::Permissions {
+/// The permissions of a new output, as `cp` gives a copy of `input`: its
+/// permission bits (0666 for standard input) less the umask, never
+/// setuid, setgid or sticky.
+fn new_file_permissions(input: Option<&fs::Metadata>) -> fs::Permissions {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        fs::Permissions::from_mode(0o644)
+        let bits = input.map_or(0o666, |m| m.permissions().mode() & 0o777);
+        fs::Permissions::from_mode(bits & !umask())
     }
     #[cfg(not(unix))]
     {
-        let file = tempfile::tempfile().expect("a temporary file");
-        file.metadata().expect("its metadata").permissions()
+        match input {
+            Some(m) => m.permissions(),
+            None => {
+                let file = tempfile::tempfile().expect("a temporary file");
+                file.metadata().expect("its metadata").permissions()
+            }
+        }
     }
+}
+
+/// The process's umask, read once. `umask(2)` reads it only by setting
+/// it: the first call, from [`run`] before any thread starts, puts it back
+/// at once.
+#[cfg(unix)]
+fn umask() -> u32 {
+    static UMASK: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    *UMASK.get_or_init(|| {
+        // SAFETY: umask has no preconditions; it is set back to the value
+        // it returns at once.
+        let mask = unsafe { libc::umask(0o022) };
+        // SAFETY: as above.
+        unsafe { libc::umask(mask) };
+        // mode_t is u32 on Linux, u16 elsewhere.
+        #[allow(clippy::useless_conversion)]
+        let mask = u32::from(mask);
+        mask & 0o777
+    })
 }
 
 /// Where to write: INPUT itself (through symbolic links) with

@@ -37,8 +37,8 @@ pub enum Command {
     Verify(verify::Args),
     /// Write a copy of a capture with every verifiable wrong checksum
     /// corrected, every other byte as it was: exit status 0, 2 on an error
-    /// (nothing replaced), 3 if the capture was cut short (its complete
-    /// records written).
+    /// (nothing replaced), 3 if a record could not be read (the records
+    /// before it fixed, every byte from it copied as it is).
     Fix(fix::Args),
     /// Time verify against a bare read of the same capture.
     Bench(bench::Args),

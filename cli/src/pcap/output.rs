@@ -401,8 +401,10 @@ impl Tally {
         (!parts.is_empty()).then(|| parts.join(", "))
     }
 
-    /// The human summary of file `path` (escaped already), in `format`.
-    pub fn summary(&self, path: &str, format: &str) -> String {
+    /// The human summary of file `path` (escaped already), in `format`;
+    /// `unread` is the byte offset from which the file could not be read,
+    /// if it was not read to its end.
+    pub fn summary(&self, path: &str, format: &str, unread: Option<u64>) -> String {
         let mut s = String::new();
         let skipped = [
             (self.not_ip, "not IP"),
@@ -453,9 +455,21 @@ impl Tally {
         if let Some(text) = self.not_verified() {
             let _ = writeln!(s, "  not verified: {text}");
         }
+        if let Some(offset) = unread {
+            let _ = writeln!(
+                s,
+                "  not read: from byte offset {offset} to the end of the file (see the error)"
+            );
+        }
         let bad = self.bad();
         if bad == 0 {
-            if self.all_verified() {
+            if unread.is_some() {
+                let _ = writeln!(
+                    s,
+                    "  no bad checksum in the {} frames read; the rest was not checked",
+                    self.frames
+                );
+            } else if self.all_verified() {
                 let _ = writeln!(s, "  no bad checksum");
             } else {
                 let _ = writeln!(s, "  no bad checksum among those verified");
@@ -611,7 +625,7 @@ mod tests {
             tally.first_bad.iter().map(|b| b.0).collect::<Vec<_>>(),
             [2, 3]
         );
-        let summary = tally.summary("x.pcap", "pcap");
+        let summary = tally.summary("x.pcap", "pcap", None);
         assert!(summary.contains("2 bad checksums in 2 frames"), "{summary}");
         assert!(
             summary.contains("frame 2: udp illegal at depth 0"),
@@ -644,7 +658,7 @@ mod tests {
             "2 checksums cut by the snap length, 1 checksum of a first fragment, \
              12 frames of link type 147 not decoded, 1 packet of IP protocol 132 (SCTP)"
         );
-        let summary = tally.summary("x.pcap", "pcap");
+        let summary = tally.summary("x.pcap", "pcap", None);
         assert!(
             summary.contains("no bad checksum among those verified"),
             "{summary}"

@@ -61,7 +61,8 @@ const EXIT_HELP: &str = "\
 Exit status: 0 if no checksum is bad; 1 if a checksum is bad or illegal
 (with --strict, also if one could not be verified or a frame was not
 decoded); 2 if a file could not be read to its end, or the output could not
-be written; 3 for both 1 and 2.";
+be written (its reader closed it early, standard output closed); 3 for both
+1 and 2.";
 
 /// The arguments of `fastpath pcap verify`.
 #[derive(clap::Args)]
@@ -500,7 +501,8 @@ impl Report<'_> {
             let file = output::json_string(&path.to_string_lossy());
             tally.json_summary(out, &file, format.as_deref(), message.as_deref())?;
         } else if !json && let Some(format) = &format {
-            out.write_all(tally.summary(&shown, format).as_bytes())?;
+            let unread = error.as_ref().map(|e| e.offset);
+            out.write_all(tally.summary(&shown, format, unread).as_bytes())?;
         }
         out.flush()?;
         if let Some(message) = &message {
@@ -542,6 +544,10 @@ impl Report<'_> {
 /// printed in argument order, exactly as one thread reading them in turn
 /// prints them; with no progress bar then.
 pub fn run(args: &Args) -> ExitCode {
+    if crate::stdout_closed() {
+        eprintln!("fastpath: error: standard output is closed: nothing can be reported");
+        return ExitCode::from(2);
+    }
     let stdout = io::stdout();
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
     let mut report = Report {
@@ -689,13 +695,14 @@ impl Write for Chunks<'_, '_> {
     }
 }
 
-/// The exit status when the output could not be written: as it stands if
-/// the reader went away (`| head`), else with the error bit.
+/// The exit status when the output could not be written: with the error
+/// bit, the reader having gone away (`| head`) included, since what it
+/// did not read was not delivered; quietly then.
 fn write_failed(e: &io::Error, mut outcome: Outcome) -> ExitCode {
     if e.kind() != io::ErrorKind::BrokenPipe {
         eprintln!("fastpath: error: writing the output: {e}");
-        outcome.unreadable = true;
     }
+    outcome.unreadable = true;
     outcome.code()
 }
 
