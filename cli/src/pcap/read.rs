@@ -422,6 +422,25 @@ impl Capture {
             offset,
             message: format!("corrupt block: {e}"),
         };
+        // A pcap record: its header was read by framing, which took the
+        // captured length from it, and it holds nothing else to check.
+        if let Format::Pcap { big_endian, .. } = self.format
+            && self.header_read
+        {
+            let start = record_header(self.format);
+            let raw = &self.input.data()[..need];
+            let frame = Frame {
+                link: Some(self.link),
+                start,
+                len: need - start,
+                original_len: u32_at(raw, 12, big_endian),
+            };
+            self.pending = need;
+            return Ok(Some(Block {
+                raw,
+                frame: Some(frame),
+            }));
+        }
         let raw = &self.input.data()[..need];
         let parsed = parse(raw, self.format, self.header_read, self.big_endian);
         let (size, frame) = match parsed {
