@@ -148,7 +148,7 @@ fn verify(path: &Path, json: bool) -> Result<Pass> {
     while let Some(block) = capture.next_block().with_context(|| display_path(path))? {
         let Some(frame) = block.frame else { continue };
         tally.frames += 1;
-        inspector.inspect(&frame, frame.data(block.raw));
+        inspector.inspect_as_captured(&frame, frame.data(block.raw));
         tally.add(tally.frames, &inspector.layers);
         if json {
             for layer in &inspector.layers {

@@ -4,6 +4,7 @@
 //! |---|---|
 //! | [`read`] | pcap and pcapng, block by block through pcap-parser, with each block's raw bytes; bounded lengths, errors with byte offsets |
 //! | [`link`] | link layers: where a frame's IP packet starts |
+//! | `fast` | the common frame (Ethernet, IPv4 or IPv6, TCP or UDP, no tunnel) verified in one pass |
 //! | [`layers`] | every checksum of an IP packet, tunnels (IP-in-IP, GRE, VXLAN, Geneve, GTP-U) included; fixing them innermost first |
 //! | [`verify`] | `verify`: JSON lines or a summary per file, exit status 0 to 3 |
 //! | [`fix`] | `fix`: the raw blocks copied, checksum fields patched, written through a temporary file |
@@ -13,6 +14,7 @@
 //! | `bench` | `bench`: verify against a bare read of the same capture |
 
 mod bench;
+mod fast;
 pub mod fix;
 #[cfg(test)]
 mod fuzz;

@@ -49,6 +49,7 @@ use std::sync::mpsc::Receiver;
 
 use fastpath::packet::{self, Protocol, ProtocolSet, Status};
 
+use super::fast;
 use super::layers::{self, End, Layer, Stop};
 use super::link::{self, Network};
 use super::output::{self, Tally};
@@ -188,6 +189,18 @@ impl Inspector {
     /// bytes as captured (see the module's documentation), and what the
     /// frame may hold that was not verified, if anything.
     pub fn inspect_as_captured(&mut self, frame: &Frame, data: &[u8]) -> (Kind, Option<Gap>) {
+        self.layers.clear();
+        if frame.link == Some(1) && fast::inspect(data, &mut self.layers) {
+            return (Kind::Ip, None);
+        }
+        self.inspect_walked(frame, data)
+    }
+
+    /// [`inspect_as_captured`](Self::inspect_as_captured) through the
+    /// general walk alone, for every frame: what the common frame's
+    /// shorter path must give.
+    #[doc(hidden)]
+    pub fn inspect_walked(&mut self, frame: &Frame, data: &[u8]) -> (Kind, Option<Gap>) {
         self.layers.clear();
         let Some(link) = frame.link else {
             // A pcapng record that is no packet (custom, systemd journal)
