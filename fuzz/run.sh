@@ -69,6 +69,8 @@ summary() {
     /^stat::number_of_executed_units:/ { runs = $2 }
     END {
       line = sprintf("fuzz: %-18s %s, %s runs", target, status ? "FAILED" : "ok", runs == "" ? "?" : runs)
+      # An empty corpus starts with no coverage line.
+      if (c1 != "" && c0 == "") { c0 = 0; f0 = 0 }
       if (c0 != "" && c1 != "")
         line = line sprintf(", cov %s -> %s (+%d), ft %s -> %s (+%d)", c0, c1, c1 - c0, f0, f1, f1 - f0)
       print line
