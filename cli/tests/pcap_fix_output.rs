@@ -9,29 +9,14 @@ mod capture;
 use std::fs;
 use std::io::{Read, Write};
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
 use capture::*;
 
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-/// Three frames, the second with a wrong TCP checksum: as captured, and as
-/// fix must write them.
-fn frames() -> (Vec<Frame>, Vec<Frame>) {
-    let good = |payload: &[u8]| frame(1, eth(&ipv4(6, &tcp(&A4, payload))));
-    let bad = frame(1, eth(&spoil(ipv4(6, &tcp(&A4, b"second")), 36)));
-    (
-        vec![good(b"first"), bad, good(b"third")],
-        vec![good(b"first"), good(b"second"), good(b"third")],
-    )
-}
-
 fn bad_and_good() -> (Vec<u8>, Vec<u8>) {
-    let (input, fixed) = frames();
+    let (input, fixed) = one_bad_of_three();
     (
         capture::pcap(false, false, &input),
         capture::pcap(false, false, &fixed),
@@ -259,7 +244,7 @@ fn block_ends(format: Format, bytes: &[u8]) -> Vec<usize> {
 #[test]
 fn fix_writes_the_complete_records_of_a_capture_cut_short() {
     let dir = temp_dir("cut-short");
-    let (input_frames, fixed_frames) = frames();
+    let (input_frames, fixed_frames) = one_bad_of_three();
     for format in [
         Format::Pcap {
             nanosecond: false,

@@ -14,24 +14,9 @@ use std::process::{Command, Output, Stdio};
 
 use capture::*;
 
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-/// Three Ethernet frames, the second with a wrong TCP checksum: as
-/// captured, and fixed.
-fn frames() -> (Vec<Frame>, Vec<Frame>) {
-    let good = |payload: &[u8]| frame(1, eth(&ipv4(6, &tcp(&A4, payload))));
-    let bad = frame(1, eth(&spoil(ipv4(6, &tcp(&A4, b"second")), 36)));
-    (
-        vec![good(b"first"), bad, good(b"third")],
-        vec![good(b"first"), good(b"second"), good(b"third")],
-    )
-}
-
 /// A pcap file of `frames` repeated `n` times: as captured, and fixed.
 fn pcaps(n: usize) -> (Vec<u8>, Vec<u8>) {
-    let (bad, good) = frames();
+    let (bad, good) = one_bad_of_three();
     let repeat =
         |f: &[Frame]| -> Vec<Frame> { f.iter().cycle().take(f.len() * n).cloned().collect() };
     (
@@ -122,7 +107,7 @@ fn pcapng_with_custom(frames: &[Frame], custom: usize) -> Vec<u8> {
 #[test]
 fn a_block_over_4_mib_passes_through_and_the_packets_after_it_are_fixed() {
     let dir = temp_dir("no-loss-large-block");
-    let (bad, good) = frames();
+    let (bad, good) = one_bad_of_three();
     let custom = 5 << 20;
     let input_bytes = pcapng_with_custom(&bad, custom);
     let fixed_bytes = pcapng_with_custom(&good, custom);
@@ -190,7 +175,7 @@ fn in_place_refuses_a_capture_that_grows_while_it_is_fixed() {
     let (bad, _) = pcaps(20_000);
     let input = dir.join("live.pcap");
     fs::write(&input, &bad).unwrap();
-    let (frames, _) = frames();
+    let (frames, _) = one_bad_of_three();
     let record = capture::pcap(false, false, &frames[..1])[24..].to_vec();
     let mut child = Command::new(FASTPATH)
         .args(["pcap", "fix", "--in-place", path(&input)])

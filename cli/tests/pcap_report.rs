@@ -19,10 +19,6 @@ fn stdout(out: &Output) -> String {
     String::from_utf8(out.stdout.clone()).unwrap()
 }
 
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
 /// Every line of stdout, as JSON.
 fn json_lines(out: &Output) -> Vec<Value> {
     stdout(out)

@@ -634,6 +634,22 @@ pub fn temp_dir(name: &str) -> std::path::PathBuf {
     dir
 }
 
+/// The standard error of a command that ran, as text.
+pub fn stderr(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Three Ethernet frames of TCP over IPv4, the second with a wrong
+/// checksum: as captured, and as fix must write them.
+pub fn one_bad_of_three() -> (Vec<Frame>, Vec<Frame>) {
+    let good = |payload: &[u8]| frame(1, eth(&ipv4(6, &tcp(&A4, payload))));
+    let bad = frame(1, eth(&spoil(ipv4(6, &tcp(&A4, b"second")), 36)));
+    (
+        vec![good(b"first"), bad, good(b"third")],
+        vec![good(b"first"), good(b"second"), good(b"third")],
+    )
+}
+
 /// Runs `fastpath` with `args` and nothing on its standard input.
 pub fn fastpath(args: &[&str]) -> std::process::Output {
     std::process::Command::new(FASTPATH)
