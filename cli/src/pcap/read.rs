@@ -16,9 +16,8 @@
 //! becomes an error naming the byte offset, never an endless refill or a
 //! huge allocation. A pcapng block longer than that whose contents nothing
 //! here needs (anything but section headers, interface descriptions and
-//! packets) is valid all the same: it is handed out in chunks of
-//! [`CHUNK`] bytes, as blocks with no frame, and its trailing length
-//! checked. The block is then parsed from its own bytes alone, so
+//! packets) is valid all the same: it is handed out in chunks of 1 MiB,
+//! as blocks with no frame, and its trailing length checked. The block is then parsed from its own bytes alone, so
 //! that a corrupt one gets the same verdict wherever it falls in the
 //! buffer.
 //!
