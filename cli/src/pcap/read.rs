@@ -14,12 +14,12 @@
 //! length is read here from its header and checked against [`MAX_BLOCK`]
 //! and the data left: a truncated file, a corrupt length or an absurd one
 //! becomes an error naming the byte offset, never an endless refill or a
-//! huge allocation. A pcapng block longer than that whose contents nothing
+//! huge allocation. The block is then parsed from its own bytes alone, so
+//! that a corrupt one gets the same verdict wherever it falls in the
+//! buffer. A pcapng block longer than [`MAX_BLOCK`] whose contents nothing
 //! here needs (anything but section headers, interface descriptions and
 //! packets) is valid all the same: it is handed out in chunks of 1 MiB,
-//! as blocks with no frame, and its trailing length checked. The block is then parsed from its own bytes alone, so
-//! that a corrupt one gets the same verdict wherever it falls in the
-//! buffer.
+//! as blocks with no frame, and its trailing length checked.
 //!
 //! The input need not be seekable: a pipe, a FIFO or standard input is
 //! read once, from its start, and its size is then unknown. Such an input
