@@ -424,3 +424,44 @@ fn one_rule_for_inputs_that_cannot_be_fixed_and_outputs_into_a_directory() {
     assert_eq!(fs::read(dir.join("new/c.pcap")).unwrap(), good);
     fs::remove_dir_all(dir).unwrap();
 }
+
+/// verify reads a regular file through a window mapped into memory: a
+/// capture cut short under it (by another program) ends it with exit
+/// status 2 and a message that says so, not a crash. verify is held in
+/// mid-file by a full standard output that nobody reads, and the file is
+/// cut then.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_capture_cut_short_while_verify_reads_it_is_an_error() {
+    let dir = temp_dir("no-loss-cut-under-verify");
+    let (bad, _) = pcaps(30_000);
+    let input = dir.join("cut.pcap");
+    fs::write(&input, &bad).unwrap();
+    let mut child = Command::new(FASTPATH)
+        .args(["pcap", "verify", "--json", path(&input)])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Its first line says it is reading; the lines of the next few hundred
+    // frames fill the pipe, and it waits there.
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    assert!(line.starts_with('{'), "{line}");
+    fs::OpenOptions::new()
+        .write(true)
+        .open(&input)
+        .unwrap()
+        .set_len(24)
+        .unwrap();
+    stdout.read_to_end(&mut Vec::new()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("a capture file was cut short while it was read"),
+        "{stderr}"
+    );
+    fs::remove_dir_all(dir).unwrap();
+}

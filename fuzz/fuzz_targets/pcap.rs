@@ -32,7 +32,7 @@ use fastpath::packet::{ProtocolSet, Report, Status};
 use fastpath_cli::pcap::fix::Fixer;
 use fastpath_cli::pcap::layers;
 use fastpath_cli::pcap::link::{self, Network};
-use fastpath_cli::pcap::read::{Block, Capture, Frame, ReadError};
+use fastpath_cli::pcap::read::{Access, Block, Capture, Frame, ReadError};
 use fastpath_cli::pcap::verify::{Inspector, Kind};
 use libfuzzer_sys::fuzz_target;
 
@@ -145,9 +145,19 @@ fuzz_target!(|input: &[u8]| {
         Err((offset, _)) => assert_eq!(*offset, consumed as u64, "error offset"),
     }
 
-    // The same, read as a file, and a few bytes at a time.
+    // The same, read as a file (mapped into memory, and read), and a few
+    // bytes at a time.
     std::fs::write(file(), input).unwrap();
-    assert_eq!(read_all(Capture::open(file()), |_| {}), read, "as a file");
+    assert_eq!(
+        read_all(Capture::open(file(), Access::Map), |_| {}),
+        read,
+        "mapped"
+    );
+    assert_eq!(
+        read_all(Capture::open(file(), Access::Read), |_| {}),
+        read,
+        "as a file"
+    );
     let trickle = Trickle(Cursor::new(input.to_vec()));
     let trickle = Capture::with_buffer(trickle, SMALL + 37);
     assert_eq!(read_all(trickle, |_| {}), read, "a few bytes a read");

@@ -51,6 +51,7 @@ pub fn inspect(frame: &[u8], layers: &mut Vec<Layer>) -> bool {
 /// An IPv4 packet with a 20-byte header, not a fragment, all of it
 /// captured, carrying TCP or UDP: its header's report and its upper
 /// layer's.
+#[inline(always)]
 fn ipv4(ip: &[u8]) -> Option<(Option<Report>, Report)> {
     let header = ip.get(..20)?;
     if header[0] != 0x45 || be16(header, 6)? & 0x3fff != 0 {
@@ -79,6 +80,7 @@ fn ipv4(ip: &[u8]) -> Option<(Option<Report>, Report)> {
 
 /// An IPv6 packet with no extension header, all of it captured, carrying
 /// TCP or UDP: its upper layer's report.
+#[inline(always)]
 fn ipv6(ip: &[u8]) -> Option<(Option<Report>, Report)> {
     let header = ip.get(..40)?;
     if header[0] >> 4 != 6 {
@@ -101,6 +103,7 @@ fn ipv6(ip: &[u8]) -> Option<(Option<Report>, Report)> {
 /// The report on the TCP or UDP checksum of the upper layer of `protocol`
 /// from `start` to `end` in `ip`, with the pseudo-header summed in
 /// `pseudo` but for its length.
+#[inline(always)]
 fn upper(ip: &[u8], protocol: u8, start: usize, end: usize, pseudo: u32) -> Option<Report> {
     let (protocol, field, end) = match protocol {
         6 if end - start >= 20 => (Protocol::Tcp, start + 16, end),
@@ -137,6 +140,7 @@ fn upper(ip: &[u8], protocol: u8, start: usize, end: usize, pseudo: u32) -> Opti
 /// sum, the field read as zero, is `sum`, as the library judges it; `None`
 /// for a good one stored as 0xffff, which the general walk reports with
 /// more care.
+#[inline(always)]
 fn report(protocol: Protocol, sum: u16, stored: u16, offset: usize) -> Option<Report> {
     let good = fold(u32::from(sum) + u32::from(stored)) == 0xffff;
     let (status, computed) = if good {

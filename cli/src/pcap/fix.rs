@@ -53,7 +53,7 @@ use super::link::{self, Network};
 use super::output::display_path;
 use super::parallel;
 use super::progress::Progress;
-use super::read::{Block, Capture};
+use super::read::{Access, Block, Capture};
 use super::verify::{Inspector, Kind};
 
 /// The exit statuses of fix.
@@ -410,7 +410,7 @@ fn fix(
     } else {
         Some(fs::metadata(input).with_context(|| name.clone())?)
     };
-    let mut capture = Capture::open_arg(input).with_context(|| name.clone())?;
+    let mut capture = Capture::open_arg(input, Access::Read).with_context(|| name.clone())?;
     let new_mode = new_file_permissions(input_metadata.as_ref());
     let mut fixer = Fixer::new(only);
     let (shown, cut) = match destination {

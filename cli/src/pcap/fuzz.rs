@@ -11,7 +11,7 @@ use proptest::prelude::*;
 
 use super::layers;
 use super::link::{self, Network};
-use super::read::Capture;
+use super::read::{Access, Capture};
 use super::verify::{Inspector, Kind};
 
 fn ipv4(protocol: u8, options: &[u8], payload: &[u8]) -> Vec<u8> {
@@ -249,7 +249,7 @@ fn capture(pcapng: bool, frames: &[(u16, Vec<u8>)]) -> Vec<u8> {
 fn exercise(bytes: &[u8]) -> Result<usize, TestCaseError> {
     let mut file = tempfile::NamedTempFile::new().unwrap();
     file.write_all(bytes).unwrap();
-    let Ok(mut capture) = Capture::open(file.path()) else {
+    let Ok(mut capture) = Capture::open(file.path(), Access::Map) else {
         return Ok(0);
     };
     let mut ip_frames = 0;

@@ -3,6 +3,7 @@
 //! | file | what it does |
 //! |---|---|
 //! | [`read`] | pcap and pcapng, block by block through pcap-parser, with each block's raw bytes; bounded lengths, errors with byte offsets |
+//! | `map` | a regular file read through a window mapped into memory, which moves forward |
 //! | [`link`] | link layers: where a frame's IP packet starts |
 //! | `fast` | the common frame (Ethernet, IPv4 or IPv6, TCP or UDP, no tunnel) verified in one pass |
 //! | [`layers`] | every checksum of an IP packet, tunnels (IP-in-IP, GRE, VXLAN, Geneve, GTP-U) included; fixing them innermost first |
@@ -20,6 +21,8 @@ pub mod fix;
 mod fuzz;
 pub mod layers;
 pub mod link;
+#[cfg(unix)]
+mod map;
 mod output;
 mod parallel;
 mod progress;

@@ -40,6 +40,9 @@ use pcap_parser::{
     parse_sectionheaderblock,
 };
 
+#[cfg(unix)]
+use super::map;
+
 /// The largest record or block accepted: 4 MiB. libpcap never captures more
 /// than 256 KiB of a packet, and Wireshark refuses larger records for most
 /// link types. The bound keeps memory low on corrupt input: pcap-parser
@@ -57,6 +60,13 @@ const BUFFER: usize = 1 << 20;
 /// descriptions and packets) pass through in chunks of this length, with no
 /// memory bound of their own. Whatever the buffer, the chunks are the same.
 const CHUNK: usize = 1 << 20;
+
+/// How far ahead of the next block a mapped window's bytes are
+/// prefetched: one page, since the CPU's own prefetchers stop at the edge
+/// of a page. On the mix of `pcap bench --generate --mix` (Intel Xeon,
+/// Sapphire Rapids class) it takes `verify` from 258 to 238 ms;
+/// 1024 to 16384 bytes all measured within 5% of that.
+const PREFETCH_DISTANCE: usize = 4096;
 
 /// The smallest section header block: its fields without options.
 const MIN_SHB: usize = 28;
@@ -205,11 +215,23 @@ pub struct Capture {
     streaming: Option<Streaming>,
 }
 
+/// How [`Capture::open`] reads a regular file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// Through `read` calls, into a buffer.
+    Read,
+    /// Through a window mapped into memory, which moves forward (see
+    /// `map`): no copy of the bytes. A file that cannot be mapped is read.
+    /// A file cut short while it is mapped ends the process (status 2).
+    Map,
+}
+
 impl Capture {
     /// Opens a capture file, pcap or pcapng, told apart by its magic
-    /// number. The file need not be seekable: a FIFO or a character
-    /// device is read as a stream, of unknown size.
-    pub fn open(path: &Path) -> Result<Capture, ReadError> {
+    /// number, and reads it as `access` says if it is a regular file. The
+    /// file need not be seekable: a FIFO or a character device is read as
+    /// a stream, of unknown size.
+    pub fn open(path: &Path, access: Access) -> Result<Capture, ReadError> {
         let file = File::open(path).map_err(|e| ReadError {
             offset: 0,
             message: format!("cannot open: {e}"),
@@ -222,14 +244,22 @@ impl Capture {
         if size == 0 {
             widen_pipe(&file);
         }
-        Capture::new(file, size, BUFFER)
+        #[cfg(unix)]
+        if access == Access::Map && size > 0 {
+            // A file that cannot be mapped is read.
+            match map::Window::new(file, size) {
+                Ok(window) => return Capture::new(Input::mapped(window), size),
+                Err(file) => return Capture::new(Input::new(Box::new(file), BUFFER), size),
+            }
+        }
+        Capture::new(Input::new(Box::new(file), BUFFER), size)
     }
 
     /// Opens a capture named on the command line: standard input if
     /// `path` is `-`, else the file, as [`open`](Capture::open) does.
-    pub fn open_arg(path: &Path) -> Result<Capture, ReadError> {
+    pub fn open_arg(path: &Path, access: Access) -> Result<Capture, ReadError> {
         if path.as_os_str() != "-" {
-            return Capture::open(path);
+            return Capture::open(path, access);
         }
         let stdin = io::stdin();
         if stdin.is_terminal() {
@@ -242,7 +272,7 @@ impl Capture {
         if size == 0 {
             widen_pipe(&stdin);
         }
-        Capture::new(stdin.lock(), size, BUFFER)
+        Capture::new(Input::new(Box::new(stdin.lock()), BUFFER), size)
     }
 
     /// Reads a capture, pcap or pcapng, from `input` (a
@@ -265,7 +295,7 @@ impl Capture {
         };
         let size = input.seek(SeekFrom::End(0)).map_err(at_start)?;
         input.rewind().map_err(at_start)?;
-        Capture::new(input, size, buffer)
+        Capture::new(Input::new(Box::new(input), buffer), size)
     }
 
     /// Reads a capture from `input` as it comes, with no seek (a pipe,
@@ -281,16 +311,22 @@ impl Capture {
         input: impl Read + 'static,
         buffer: usize,
     ) -> Result<Capture, ReadError> {
-        Capture::new(input, 0, buffer)
+        Capture::new(Input::new(Box::new(input), buffer), 0)
     }
 
     /// Reads a capture of `size` bytes (0 if unknown) from `input`, where
     /// it stands: the capture's first byte. `input` is read once, never
     /// seeked.
-    fn new(mut input: impl Read + 'static, size: u64, buffer: usize) -> Result<Capture, ReadError> {
+    fn new(mut input: Input, size: u64) -> Result<Capture, ReadError> {
         let at_start = |message: String| ReadError { offset: 0, message };
         let mut header = [0; 12];
-        let got = read_full(&mut input, &mut header).map_err(|e| at_start(format!("{e}")))?;
+        while input.data().len() < header.len() && !input.eof {
+            input
+                .read(header.len())
+                .map_err(|e| at_start(format!("{e}")))?;
+        }
+        let got = input.data().len().min(header.len());
+        header[..got].copy_from_slice(&input.data()[..got]);
         if got == 0 {
             return Err(at_start("empty file: not a capture".into()));
         }
@@ -324,11 +360,6 @@ impl Capture {
                 .filter(|&len| len <= MAX_BLOCK)
                 .map_or(MIN_SHB, |len| len.max(MIN_SHB)),
         };
-        // The bytes read to tell the format start the buffer; the input is
-        // never seeked.
-        let mut input = Input::new(Box::new(input), buffer.max(first), &header[..got]);
-        // A short read of the first bytes is the end of the file.
-        input.eof = got < header.len();
         let what = if format == Format::PcapNg {
             "section header block"
         } else {
@@ -402,6 +433,7 @@ impl Capture {
         if self.streaming.is_some() {
             return self.next_chunk().map(Some);
         }
+        self.input.prefetch();
         let offset = self.offset;
         let need = match self.fill()? {
             None => return Ok(None),
@@ -606,13 +638,24 @@ impl Capture {
             self.offset += self.pending as u64;
             self.pending = 0;
         }
-        let buffered = self.input.data();
-        out.write_all(buffered)?;
-        let mut copied = buffered.len() as u64;
-        self.input.consume(buffered.len());
-        if !self.input.eof {
-            copied += io::copy(&mut self.input.source, out)?;
-            self.input.eof = true;
+        let mut copied = 0;
+        loop {
+            let data = self.input.data();
+            out.write_all(data)?;
+            copied += data.len() as u64;
+            self.input.consume(data.len());
+            if self.input.eof {
+                break;
+            }
+            match &mut self.input.source {
+                Source::Read(source) => {
+                    copied += io::copy(source, out)?;
+                    self.input.eof = true;
+                }
+                // The next window.
+                #[cfg(unix)]
+                Source::Map(_) => self.input.read(1)?,
+            }
         }
         self.offset += copied;
         Ok(copied)
@@ -1012,24 +1055,11 @@ fn widen_pipe(input: &impl std::os::fd::AsFd) {
 #[cfg(not(target_os = "linux"))]
 fn widen_pipe<T>(_input: &T) {}
 
-/// Reads until `buf` is full or the file ends: the number of bytes read.
-fn read_full(input: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
-    let mut filled = 0;
-    while filled < buf.len() {
-        match input.read(&mut buf[filled..]) {
-            Ok(0) => break,
-            Ok(n) => filled += n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(filled)
-}
-
-/// The input, and the buffer it is read into: the bytes read and not yet
-/// consumed are `buffer[start..end]`.
+/// The input, and where its bytes are held: a buffer it is read into, or
+/// the window of a file mapped into memory. The bytes read and not yet
+/// consumed are `buffer[start..end]`, or `window.bytes()[start..end]`.
 struct Input {
-    source: Box<dyn Read>,
+    source: Source,
     buffer: Vec<u8>,
     start: usize,
     end: usize,
@@ -1037,30 +1067,68 @@ struct Input {
     eof: bool,
 }
 
+enum Source {
+    Read(Box<dyn Read>),
+    #[cfg(unix)]
+    Map(map::Window),
+}
+
 impl Input {
-    /// An input read into a buffer of `capacity` bytes, which starts with
-    /// `read`, bytes already read from `source`.
-    fn new(source: Box<dyn Read>, capacity: usize, read: &[u8]) -> Input {
-        let mut buffer = vec![0; capacity.max(read.len())];
-        buffer[..read.len()].copy_from_slice(read);
+    /// An input read into a buffer of `capacity` bytes.
+    fn new(source: Box<dyn Read>, capacity: usize) -> Input {
         Input {
-            source,
-            buffer,
+            source: Source::Read(source),
+            buffer: vec![0; capacity],
             start: 0,
-            end: read.len(),
+            end: 0,
+            eof: false,
+        }
+    }
+
+    /// An input read through `window`, a file's first window.
+    #[cfg(unix)]
+    fn mapped(window: map::Window) -> Input {
+        let end = window.bytes().len();
+        Input {
+            source: Source::Map(window),
+            buffer: Vec::new(),
+            start: 0,
+            end,
             eof: false,
         }
     }
 
     /// The bytes read and not yet consumed.
     fn data(&self) -> &[u8] {
-        &self.buffer[self.start..self.end]
+        match &self.source {
+            Source::Read(_) => &self.buffer[self.start..self.end],
+            #[cfg(unix)]
+            Source::Map(window) => &window.bytes()[self.start..self.end],
+        }
+    }
+
+    /// Asks the CPU to fetch the bytes [`PREFETCH_DISTANCE`] ahead of the
+    /// data, for a mapped window (a read buffer was just written, and is
+    /// in the caches).
+    #[inline]
+    fn prefetch(&self) {
+        #[cfg(all(unix, target_arch = "x86_64"))]
+        if let Source::Map(window) = &self.source
+            && let Some(ahead) = window.bytes().get(self.start + PREFETCH_DISTANCE)
+        {
+            // SAFETY: a prefetch only hints; the address is in the window.
+            unsafe {
+                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+                    std::ptr::from_ref(ahead).cast(),
+                )
+            };
+        }
     }
 
     /// Consumes the first `len` bytes of the data (all of them at most).
     fn consume(&mut self, len: usize) {
         self.start = self.start.saturating_add(len).min(self.end);
-        if self.start == self.end {
+        if self.start == self.end && matches!(self.source, Source::Read(_)) {
             self.start = 0;
             self.end = 0;
         }
@@ -1071,8 +1139,24 @@ impl Input {
     /// smaller and its data moved to its start: as many bytes as the input
     /// has ready, up to the buffer's size. A read of 0 bytes is the end of
     /// the input. Called only when the data is less than `need` bytes, so
-    /// that the space read into is never empty.
+    /// that the space read into is never empty. A mapped file's window
+    /// moves instead, to hold `need` bytes of data if the file has them;
+    /// if it has no more, that is the end of the input.
     fn read(&mut self, need: usize) -> io::Result<()> {
+        let source = match &mut self.source {
+            Source::Read(source) => source,
+            #[cfg(unix)]
+            Source::Map(window) => {
+                let at = window.base() + self.start as u64;
+                if window.advance(at, need)? {
+                    self.start = (at - window.base()) as usize;
+                    self.end = window.bytes().len();
+                } else {
+                    self.eof = true;
+                }
+                return Ok(());
+            }
+        };
         if self.start > 0 {
             self.buffer.copy_within(self.start..self.end, 0);
             self.end -= self.start;
@@ -1083,7 +1167,7 @@ impl Input {
             self.buffer.resize(need, 0);
         }
         loop {
-            match self.source.read(&mut self.buffer[self.end..]) {
+            match source.read(&mut self.buffer[self.end..]) {
                 Ok(0) => self.eof = true,
                 // A reader that claims more than the space it was given
                 // is taken at the space's length.
@@ -1380,6 +1464,68 @@ mod tests {
             assert_eq!(offset, at as u64);
             assert!(message.contains("truncated"), "{message}");
         }
+    }
+
+    /// A file read through mapped windows gives the blocks, and the
+    /// errors, that reading it gives: captures larger than a window, with
+    /// blocks across the windows' edges, blocks of 4 MiB and blocks over
+    /// 4 MiB that stream; cut short inside a block; and one that grows
+    /// after it was opened, read to its new end.
+    #[cfg(unix)]
+    #[test]
+    fn a_mapped_file_reads_as_a_read_one_does() {
+        use std::fs;
+        use std::io::Write;
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("capture");
+        // 4.6 MiB, then 2.4 MiB, then many small records: some cross the
+        // edge of the first window (8 MiB), some of the second.
+        let mut lens = vec![MAX_BLOCK - 16 - 24, 2_500_000];
+        lens.extend((0..40_000).map(|i| 1 + i * 7 % 1514));
+        lens.push(MAX_BLOCK - 16);
+        lens.extend((0..9_000).map(|i| i * 13 % 1514));
+        let mut ng = pcapng(false, &[60, 70]);
+        ng.extend(ng_block(
+            false,
+            0x0000_0bad,
+            &vec![7; (map::WINDOW * 3) / 2],
+        ));
+        ng.extend(&pcapng(false, &lens[2..20_000])[28 + 20..]);
+        let mut cut = pcap(&lens);
+        cut.truncate(cut.len() - 1000);
+        for bytes in [pcap(&lens), ng, cut] {
+            assert!(bytes.len() > 2 * map::WINDOW);
+            fs::write(&file, &bytes).unwrap();
+            let mapped = read_all(Capture::open(&file, Access::Map));
+            let read = read_all(Capture::open(&file, Access::Read));
+            assert!(mapped == read, "mapped and read differ");
+            assert!(mapped.0.len() > 20_000);
+            let mut rest = Vec::new();
+            let mut capture = Capture::open(&file, Access::Map).unwrap();
+            capture.next_block().unwrap();
+            capture.copy_rest(&mut rest).unwrap();
+            assert!(rest == bytes[24..] || rest == bytes[28..], "copy_rest");
+        }
+
+        // Appended to after it was opened, in its first window and past it.
+        let bytes = pcap(&lens);
+        let (start, more) = bytes.split_at(3 << 20);
+        let (more, last) = more.split_at(more.len() - 5_000_000);
+        fs::write(&file, start).unwrap();
+        let mut capture = Capture::open(&file, Access::Map).unwrap();
+        let mut out = fs::OpenOptions::new().append(true).open(&file).unwrap();
+        out.write_all(more).unwrap();
+        let mut blocks = Vec::new();
+        let mut last = Some(last);
+        while let Some(block) = capture.next_block().unwrap() {
+            blocks.extend_from_slice(block.raw);
+            if blocks.len() > 5 << 20
+                && let Some(last) = last.take()
+            {
+                out.write_all(last).unwrap();
+            }
+        }
+        assert!(blocks == bytes, "a growing file read to its end");
     }
 
     /// The raw bytes of blocks, end to end.

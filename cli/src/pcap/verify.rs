@@ -55,7 +55,7 @@ use super::link::{self, Network};
 use super::output::{self, Tally};
 use super::parallel;
 use super::progress::Progress;
-use super::read::{Capture, Format, Frame, ReadError};
+use super::read::{Access, Capture, Format, Frame, ReadError};
 
 /// The exit statuses of verify, two bits: 1 bad, 2 unreadable.
 const EXIT_HELP: &str = "\
@@ -741,7 +741,7 @@ fn verify_file(
     stop: Option<&AtomicBool>,
     out: &mut impl Write,
 ) -> Result<(Tally, Format, Option<ReadError>), Failure> {
-    let mut capture = Capture::open_arg(path).map_err(Failure::Read)?;
+    let mut capture = Capture::open_arg(path, Access::Map).map_err(Failure::Read)?;
     let format = capture.format();
     let mut progress = progress.then(|| Progress::new(shown, capture.size()));
     let mut inspector = Inspector::default();
@@ -760,11 +760,11 @@ fn verify_file(
             Ok(None) => return Ok((tally, format, None)),
             Err(e) => return Ok((tally, format, Some(e))),
         };
-        let Some(frame) = block.frame else { continue };
+        let Some(frame) = &block.frame else { continue };
         let data = frame.data(block.raw);
         tally.frames += 1;
         tally.cut += u64::from((frame.len as u64) < u64::from(frame.original_len));
-        let (kind, gap) = inspector.inspect_as_captured(&frame, data);
+        let (kind, gap) = inspector.inspect_as_captured(frame, data);
         match kind {
             Kind::Ip => tally.ip += 1,
             Kind::NotIp => tally.not_ip += 1,
