@@ -126,3 +126,35 @@ fn the_shorter_path_agrees_with_the_general_walk() {
     }
     assert!(checked > 10_000, "{checked}");
 }
+
+/// `pcap bench --generate --mix` writes a capture of mostly small frames,
+/// every checksum right, and times verify on it as verify runs.
+#[test]
+fn pcap_bench_generates_a_mix_of_small_frames_and_verifies_it() {
+    let dir = temp_dir("pcap-bench-mix");
+    let file = dir.join("mix.pcap");
+    let out = fastpath(&[
+        "pcap",
+        "bench",
+        "--generate",
+        "2",
+        "--mix",
+        "--rounds",
+        "1",
+        path(&file),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let average: f64 = stdout
+        .split(" frames of ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert!((120.0..320.0).contains(&average), "{stdout}");
+    assert!(stdout.contains("verify "), "{stdout}");
+    let verified = fastpath(&["pcap", "verify", path(&file)]);
+    assert_eq!(verified.status.code(), Some(0), "{}", stderr(&verified));
+    assert!(String::from_utf8_lossy(&verified.stdout).contains("  no bad checksum\n"));
+    std::fs::remove_dir_all(dir).unwrap();
+}

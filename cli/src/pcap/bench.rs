@@ -27,9 +27,9 @@ use anyhow::{Context, Result, bail};
 use fastpath::packet::{self, ProtocolSet};
 
 use super::link::{self, Network};
-use super::output::{self, Tally, display_path};
+use super::output::{self, display_path};
 use super::read::{Access, Capture};
-use super::verify::Inspector;
+use super::verify::{self, Failure};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -145,33 +145,30 @@ fn read(path: &Path) -> Result<Pass> {
     Ok(pass)
 }
 
-/// `verify` without its output, or with its JSON lines into a sink.
+/// `verify` without its output, or with its JSON lines into a sink: the
+/// function `fastpath pcap verify` runs on each file.
 fn verify(path: &Path, json: bool) -> Result<Pass> {
-    let mut capture = Capture::open(path, Access::Map).with_context(|| display_path(path))?;
     let file = output::json_string(&path.to_string_lossy());
-    // A buffer emptied as it fills, not io::sink(), which skips formatting.
-    let mut lines = Vec::with_capacity(1 << 16);
-    let mut inspector = Inspector::default();
-    let mut tally = Tally::default();
-    while let Some(block) = capture.next_block().with_context(|| display_path(path))? {
-        let Some(frame) = &block.frame else { continue };
-        tally.frames += 1;
-        inspector.inspect_as_captured(frame, frame.data(block.raw));
-        tally.add(tally.frames, &inspector.layers);
-        if json {
-            for layer in &inspector.layers {
-                output::json_line(&mut lines, &file, tally.frames, layer)?;
-            }
-            if lines.len() > 60_000 {
-                black_box(&lines);
-                lines.clear();
-            }
-        }
+    let shown = display_path(path);
+    let (tally, _, error) = match verify::verify_file(
+        path,
+        &shown,
+        &file,
+        json,
+        false,
+        None,
+        &mut Sink(Vec::new()),
+    ) {
+        Ok(verified) => verified,
+        Err(Failure::Read(e)) => return Err(anyhow::anyhow!("{shown}: {e}")),
+        Err(Failure::Write(e)) => return Err(e.into()),
+    };
+    if let Some(e) = error {
+        bail!("{shown}: {e}");
     }
     if tally.bad() > 0 {
         bail!(
-            "{}: {} bad checksums: the bench wants a clean capture",
-            display_path(path),
+            "{shown}: {} bad checksums: the bench wants a clean capture",
             tally.bad()
         );
     }
@@ -179,6 +176,25 @@ fn verify(path: &Path, json: bool) -> Result<Pass> {
         frames: tally.frames,
         bytes: 0,
     })
+}
+
+/// A writer that takes every byte, formatted, into a buffer emptied as it
+/// fills: the JSON lines are made as for a file, and go nowhere.
+struct Sink(Vec<u8>);
+
+impl Write for Sink {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        if self.0.len() + bytes.len() > 1 << 16 {
+            black_box(&self.0);
+            self.0.clear();
+        }
+        self.0.extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Writes a pcap of `size` bytes or a little more: Ethernet frames of

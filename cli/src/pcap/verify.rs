@@ -720,7 +720,7 @@ fn write_failed(e: &io::Error, mut outcome: Outcome) -> ExitCode {
 }
 
 /// Why a file's verification ended early.
-enum Failure {
+pub(super) enum Failure {
     /// The file could not be opened.
     Read(ReadError),
     /// The output could not be written, or the run is being stopped.
@@ -732,7 +732,7 @@ enum Failure {
 /// `progress`): its tally, its format, and the error that stopped the read
 /// early if one did (the frames before it are counted and printed). Ends
 /// early, as on a write error, once `stop` is set.
-fn verify_file(
+pub(super) fn verify_file(
     path: &Path,
     shown: &str,
     file: &str,
