@@ -235,8 +235,8 @@ pub(crate) mod selection {
 
     /// The value of [`own_stores`] when the architecture's inline paths may
     /// use their own stores with the chosen table
-    /// ([`InlinePath::own_stores`]): on x86_64, AVX-512 stores.
-    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    /// ([`InlinePath::own_stores`]): on x86_64, AVX-512 stores; and of
+    /// [`OWN_COPY`] when the CPU's rule applies.
     pub(crate) const ON: u8 = 1;
 
     /// The value of [`own_stores`] when they may not.
@@ -266,6 +266,31 @@ pub(crate) mod selection {
     )]
     pub(crate) fn own_stores() -> u8 {
         OWN_STORES.load(Ordering::Relaxed)
+    }
+
+    /// Whether the CPU's rule keeps some of the copies that `copy` hands
+    /// to the C library for the own kernel (`arch::x86_64::handoff`):
+    /// [`ON`] or [`OFF`], set with [`TABLE`]; [`UNSELECTED`] before, so
+    /// that the first such copy takes the kernel, whose dispatch chooses.
+    static OWN_COPY: AtomicU8 = AtomicU8::new(UNSELECTED);
+
+    /// Whether a copy of `len` bytes to `dst` that `copy` would hand to the
+    /// C library takes the own kernel: before the first choice, or where
+    /// the CPU's rule keeps it (a destination off a 64-byte boundary, up to
+    /// the rule's end).
+    #[inline(always)]
+    pub(crate) fn own_copy(len: usize, dst: *const u8) -> bool {
+        match OWN_COPY.load(Ordering::Relaxed) {
+            UNSELECTED => true,
+            ON => {
+                #[cfg(target_arch = "x86_64")]
+                let to = arch::x86_64::handoff::ZEN3_OWN_COPY_TO;
+                #[cfg(not(target_arch = "x86_64"))]
+                let to = usize::MAX;
+                len <= to && !dst.addr().is_multiple_of(64)
+            }
+            _ => false,
+        }
     }
 
     /// The chosen table, chosen now if it was not yet.
@@ -308,10 +333,15 @@ pub(crate) mod selection {
             .last()
             .unwrap_or((0, &arch::portable::Portable::KERNELS));
         let own_stores = arch::native::Inline::own_stores(kernels);
+        #[cfg(target_arch = "x86_64")]
+        let own_copy = arch::x86_64::handoff::keeps_own_copy();
+        #[cfg(not(target_arch = "x86_64"))]
+        let own_copy = false;
         // Racing threads compute the same answers; the ones stored last win
         // and equal the others.
         TABLE.store(index as u8 + 1, Ordering::Relaxed);
         OWN_STORES.store(own_stores, Ordering::Relaxed);
+        OWN_COPY.store(if own_copy { ON } else { OFF }, Ordering::Relaxed);
         kernels
     }
 }
@@ -422,5 +452,27 @@ mod tests {
             _ => selection::OFF,
         };
         assert_eq!(selection::own_stores(), expected, "{tier:?}");
+    }
+
+    /// The copies that `copy` hands to the C library take the own kernel
+    /// before the first choice, and after it only where the CPU's rule
+    /// says so: a destination off a 64-byte boundary, up to the rule's
+    /// end, on AMD Zen 3.
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    #[test]
+    fn handed_off_copies_keep_the_own_kernel_only_by_the_rule() {
+        let _ = active_tier();
+        let rule = crate::arch::x86_64::handoff::keeps_own_copy();
+        let to = crate::arch::x86_64::handoff::ZEN3_OWN_COPY_TO;
+        let buffer = [0u8; 128];
+        let aligned = buffer
+            .as_ptr()
+            .wrapping_add(buffer.as_ptr().align_offset(64));
+        assert!(!selection::own_copy(64 << 10, aligned));
+        assert_eq!(
+            selection::own_copy(64 << 10, aligned.wrapping_add(14)),
+            rule
+        );
+        assert!(!selection::own_copy(to + 1, aligned.wrapping_add(1)));
     }
 }

@@ -8,6 +8,8 @@
 
 pub mod avx2;
 pub mod avx512;
+#[cfg(feature = "std")]
+pub(crate) mod handoff;
 pub(crate) mod inline;
 pub mod sse2;
 mod vector;
