@@ -7,10 +7,17 @@
  *
  * Every 16-bit checksum crosses this interface as it is stored in a packet
  * (network byte order): store a returned value into the header field as a
- * uint16_t, unconverted, as with DPDK's rte_ checksums. A null pointer with
- * a length of 0 is an empty buffer. The functions that parse packets return
- * 0 on success (the verifying ones 1 or 0: correct or not) and a negative
- * enum fp_error on failure; fp_strerror() describes each code.
+ * uint16_t, unconverted, as with DPDK's rte_ checksums. The functions that
+ * parse packets return 0 on success (the verifying ones 1 or 0: correct or
+ * not) and a negative enum fp_error on failure; fp_strerror() describes
+ * each code.
+ *
+ * Pointers, one rule: a null pointer with a length of 0 is an empty buffer,
+ * in every function. The functions that return an enum fp_error return
+ * FP_ERR_NULL for a null pointer with a length above 0, and for a null
+ * output they need. The others return a checksum or nothing, as DPDK's do,
+ * and have no error to return: every pointer they take must be valid for
+ * its length (a header pointer for its header), as in DPDK.
  *
  * Link with `pkg-config --libs fastpath` (add --static for libfastpath.a).
  * Define FP_NO_INLINE before including this header to call the library for
@@ -222,7 +229,9 @@ uint16_t fp_checksum_iov(const struct iovec *iov, size_t iovcnt);
  * of the bytes of `iovcnt` I/O vectors taken one after the other, stored
  * in `*cksum` in network byte order: DPDK's `rte_raw_cksum_mbuf` over an
  * array of segments rather than a chain of mbufs. Returns 0, or -1 (and
- * stores nothing) if `off + len` is past the last byte.
+ * stores nothing) if `off + len` is past the last byte, or a pointer it
+ * needs is null (`cksum`, `iov` with `iovcnt` above 0, a vector's base
+ * with a length above 0).
  *
  * Segments of any length are summed exactly, odd ones included (DPDK
  * 22.11 drops the carries of a segment that starts at an odd offset of the
@@ -391,8 +400,9 @@ int fp_ipv6_udptcp_cksum_verify(const void *ipv6_hdr, const void *l4_hdr);
  *
  * # Safety
  *
- * `packet` must be valid for reads of `len` bytes (or `len` 0), and
- * `cksum` for writes.
+ * `packet` must be null or valid for reads of `len` bytes (or `len` 0),
+ * and `cksum` null or valid for writes: a null `cksum`, or a null `packet`
+ * with `len` above 0, gives `FP_ERR_NULL`.
  */
 int fp_l4_checksum(const void *packet, size_t len, uint16_t *cksum);
 
@@ -403,7 +413,8 @@ int fp_l4_checksum(const void *packet, size_t len, uint16_t *cksum);
  *
  * # Safety
  *
- * `packet` must be valid for reads of `len` bytes (or `len` 0).
+ * `packet` must be null or valid for reads of `len` bytes (or `len` 0):
+ * null with `len` above 0 gives `FP_ERR_NULL`.
  */
 int fp_l4_verify(const void *packet, size_t len);
 
@@ -414,8 +425,9 @@ int fp_l4_verify(const void *packet, size_t len);
  *
  * # Safety
  *
- * `packet` must be valid for reads and writes of `len` bytes (or `len`
- * 0), and `cksum` null or valid for writes.
+ * `packet` must be null or valid for reads and writes of `len` bytes (or
+ * `len` 0; null with `len` above 0 gives `FP_ERR_NULL`), and `cksum` null
+ * or valid for writes.
  */
 int fp_l4_write_checksum(void *packet, size_t len, uint16_t *cksum);
 
@@ -429,7 +441,8 @@ int fp_l4_write_checksum(void *packet, size_t len, uint16_t *cksum);
  *
  * # Safety
  *
- * `headers` must be valid for reads of `len` bytes (or `len` 0).
+ * `headers` must be null or valid for reads of `len` bytes (or `len` 0):
+ * null with `len` above 0 gives `FP_ERR_NULL`.
  */
 int fp_l4_verify_complete(const void *headers, size_t len, uint16_t sum);
 
@@ -448,7 +461,8 @@ int fp_l4_verify_complete(const void *headers, size_t len, uint16_t sum);
  *
  * # Safety
  *
- * `packet` must be valid for reads and writes of `len` bytes (or `len` 0).
+ * `packet` must be null or valid for reads and writes of `len` bytes (or
+ * `len` 0): null with `len` above 0 gives `FP_ERR_NULL`.
  */
 int fp_partial_complete(void *packet, size_t len, size_t csum_start, size_t csum_offset);
 
@@ -515,7 +529,8 @@ uint16_t fp_csum_update128(uint16_t cksum, const void *old_value, const void *ne
  *
  * `packet` must be valid for reads and writes of `len` bytes, `new_bytes`
  * for reads of `new_len` (either length may be 0), not inside `packet`,
- * and `cksum` null or valid for writes.
+ * and `cksum` null or valid for writes; `packet` or `new_bytes` null with
+ * its length above 0 gives `FP_ERR_NULL`.
  */
 int fp_csum_replace(void *packet,
                     size_t len,

@@ -6,8 +6,15 @@
 //! function returns is written into the header field as a `uint16_t`,
 //! unconverted, and the values it takes are read from one the same way.
 //! No function panics on any input its preconditions allow; those that can
-//! fail on the bytes of a packet return an [`fp_error`] code. A null pointer
-//! with a length of 0 is an empty buffer.
+//! fail on the bytes of a packet return an [`fp_error`] code.
+//!
+//! One rule for pointers: a null pointer with a length of 0 is an empty
+//! buffer, in every function. The functions that return an [`fp_error`]
+//! return `FP_ERR_NULL` for a null pointer with a length above 0, and for
+//! a null output they need. The others, which return a checksum or
+//! nothing as DPDK's do, have no error to return: every pointer they take
+//! must be valid for its length (a header pointer for its header), as in
+//! DPDK.
 
 #![allow(non_camel_case_types)]
 
@@ -128,6 +135,34 @@ unsafe fn bytes<'a>(ptr: *const c_void, len: usize) -> &'a [u8] {
     }
     // SAFETY: the caller guarantees `len` readable bytes at `ptr`.
     unsafe { core::slice::from_raw_parts(ptr.cast(), len) }
+}
+
+/// [`bytes`] for the functions that return an `fp_error`: `FP_ERR_NULL`
+/// for a null pointer with a length above 0.
+///
+/// # Safety
+///
+/// As [`bytes`], for a pointer that is not null.
+unsafe fn checked<'a>(ptr: *const c_void, len: usize) -> Result<&'a [u8], c_int> {
+    if ptr.is_null() && len != 0 {
+        return Err(fp_error::FP_ERR_NULL as c_int);
+    }
+    // SAFETY: the caller's guarantees.
+    Ok(unsafe { bytes(ptr, len) })
+}
+
+/// [`bytes_mut`] for the functions that return an `fp_error`, as
+/// [`checked`].
+///
+/// # Safety
+///
+/// As [`bytes_mut`], for a pointer that is not null.
+unsafe fn checked_mut<'a>(ptr: *mut c_void, len: usize) -> Result<&'a mut [u8], c_int> {
+    if ptr.is_null() && len != 0 {
+        return Err(fp_error::FP_ERR_NULL as c_int);
+    }
+    // SAFETY: the caller's guarantees.
+    Ok(unsafe { bytes_mut(ptr, len) })
 }
 
 /// `len` bytes at `ptr` as a mutable slice; empty for a length of 0.
@@ -323,7 +358,9 @@ pub unsafe extern "C" fn fp_checksum_iov(iov: *const iovec, iovcnt: usize) -> u1
 /// of the bytes of `iovcnt` I/O vectors taken one after the other, stored
 /// in `*cksum` in network byte order: DPDK's `rte_raw_cksum_mbuf` over an
 /// array of segments rather than a chain of mbufs. Returns 0, or -1 (and
-/// stores nothing) if `off + len` is past the last byte.
+/// stores nothing) if `off + len` is past the last byte, or a pointer it
+/// needs is null (`cksum`, `iov` with `iovcnt` above 0, a vector's base
+/// with a length above 0).
 ///
 /// Segments of any length are summed exactly, odd ones included (DPDK
 /// 22.11 drops the carries of a segment that starts at an odd offset of the
@@ -344,16 +381,23 @@ pub unsafe extern "C" fn fp_raw_cksum_iov(
     let Some(end) = off.checked_add(len) else {
         return -1;
     };
+    if cksum.is_null() || (iov.is_null() && iovcnt != 0) {
+        return -1;
+    }
     let mut sum = Checksum::new();
     let mut at = 0usize;
     for i in 0..iovcnt {
         if at >= end {
             break;
         }
-        // SAFETY: the caller guarantees `iovcnt` vectors and their bytes.
-        let data = unsafe {
+        // SAFETY: the caller guarantees `iovcnt` vectors and their bytes;
+        // `iov` is not null.
+        let data = match unsafe {
             let v = &*iov.add(i);
-            bytes(v.iov_base, v.iov_len)
+            checked(v.iov_base, v.iov_len)
+        } {
+            Ok(data) => data,
+            Err(_) => return -1,
         };
         let from = off.saturating_sub(at).min(data.len());
         let to = (end - at).min(data.len());
@@ -733,8 +777,9 @@ unsafe fn put(out: *mut u16, value: u16) {
 ///
 /// # Safety
 ///
-/// `packet` must be valid for reads of `len` bytes (or `len` 0), and
-/// `cksum` for writes.
+/// `packet` must be null or valid for reads of `len` bytes (or `len` 0),
+/// and `cksum` null or valid for writes: a null `cksum`, or a null `packet`
+/// with `len` above 0, gives `FP_ERR_NULL`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fp_l4_checksum(
     packet: *const c_void,
@@ -745,7 +790,11 @@ pub unsafe extern "C" fn fp_l4_checksum(
         return fp_error::FP_ERR_NULL as c_int;
     }
     // SAFETY: the caller's guarantees.
-    code(l4::checksum(unsafe { bytes(packet, len) }), |value| {
+    let packet = match unsafe { checked(packet, len) } {
+        Ok(packet) => packet,
+        Err(code) => return code,
+    };
+    code(l4::checksum(packet), |value| {
         // SAFETY: `cksum` is not null, and writable as the caller
         // guarantees.
         unsafe { cksum.write(stored(value)) };
@@ -759,11 +808,15 @@ pub unsafe extern "C" fn fp_l4_checksum(
 ///
 /// # Safety
 ///
-/// `packet` must be valid for reads of `len` bytes (or `len` 0).
+/// `packet` must be null or valid for reads of `len` bytes (or `len` 0):
+/// null with `len` above 0 gives `FP_ERR_NULL`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fp_l4_verify(packet: *const c_void, len: usize) -> c_int {
     // SAFETY: the caller's guarantee.
-    code(l4::verify(unsafe { bytes(packet, len) }), c_int::from)
+    match unsafe { checked(packet, len) } {
+        Ok(packet) => code(l4::verify(packet), c_int::from),
+        Err(code) => code,
+    }
 }
 
 /// Computes the upper layer's checksum of the packet of `len` bytes at
@@ -772,8 +825,9 @@ pub unsafe extern "C" fn fp_l4_verify(packet: *const c_void, len: usize) -> c_in
 ///
 /// # Safety
 ///
-/// `packet` must be valid for reads and writes of `len` bytes (or `len`
-/// 0), and `cksum` null or valid for writes.
+/// `packet` must be null or valid for reads and writes of `len` bytes (or
+/// `len` 0; null with `len` above 0 gives `FP_ERR_NULL`), and `cksum` null
+/// or valid for writes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fp_l4_write_checksum(
     packet: *mut c_void,
@@ -781,14 +835,15 @@ pub unsafe extern "C" fn fp_l4_write_checksum(
     cksum: *mut u16,
 ) -> c_int {
     // SAFETY: the caller's guarantees.
-    code(
-        l4::write_checksum(unsafe { bytes_mut(packet, len) }),
-        |value| {
-            // SAFETY: the caller's guarantee.
-            unsafe { put(cksum, stored(value)) };
-            0
-        },
-    )
+    let packet = match unsafe { checked_mut(packet, len) } {
+        Ok(packet) => packet,
+        Err(code) => return code,
+    };
+    code(l4::write_checksum(packet), |value| {
+        // SAFETY: the caller's guarantee.
+        unsafe { put(cksum, stored(value)) };
+        0
+    })
 }
 
 /// Verifies the upper layer's checksum from the sum a NIC computed
@@ -800,7 +855,8 @@ pub unsafe extern "C" fn fp_l4_write_checksum(
 ///
 /// # Safety
 ///
-/// `headers` must be valid for reads of `len` bytes (or `len` 0).
+/// `headers` must be null or valid for reads of `len` bytes (or `len` 0):
+/// null with `len` above 0 gives `FP_ERR_NULL`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fp_l4_verify_complete(
     headers: *const c_void,
@@ -808,10 +864,10 @@ pub unsafe extern "C" fn fp_l4_verify_complete(
     sum: u16,
 ) -> c_int {
     // SAFETY: the caller's guarantee.
-    code(
-        l4::verify_complete(unsafe { bytes(headers, len) }, value(sum)),
-        c_int::from,
-    )
+    match unsafe { checked(headers, len) } {
+        Ok(headers) => code(l4::verify_complete(headers, value(sum)), c_int::from),
+        Err(code) => code,
+    }
 }
 
 /// Completes a checksum left to the device (Linux's `CHECKSUM_PARTIAL`):
@@ -828,7 +884,8 @@ pub unsafe extern "C" fn fp_l4_verify_complete(
 ///
 /// # Safety
 ///
-/// `packet` must be valid for reads and writes of `len` bytes (or `len` 0).
+/// `packet` must be null or valid for reads and writes of `len` bytes (or
+/// `len` 0): null with `len` above 0 gives `FP_ERR_NULL`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fp_partial_complete(
     packet: *mut c_void,
@@ -837,10 +894,10 @@ pub unsafe extern "C" fn fp_partial_complete(
     csum_offset: usize,
 ) -> c_int {
     // SAFETY: the caller's guarantee.
-    code(
-        partial::complete(unsafe { bytes_mut(packet, len) }, csum_start, csum_offset),
-        |_| 0,
-    )
+    match unsafe { checked_mut(packet, len) } {
+        Ok(packet) => code(partial::complete(packet, csum_start, csum_offset), |_| 0),
+        Err(code) => code,
+    }
 }
 
 /// Prepares the IPv4 or IPv6 packet of `len` bytes at `packet` for checksum
@@ -948,7 +1005,8 @@ pub unsafe extern "C" fn fp_csum_update128(
 ///
 /// `packet` must be valid for reads and writes of `len` bytes, `new_bytes`
 /// for reads of `new_len` (either length may be 0), not inside `packet`,
-/// and `cksum` null or valid for writes.
+/// and `cksum` null or valid for writes; `packet` or `new_bytes` null with
+/// its length above 0 gives `FP_ERR_NULL`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fp_csum_replace(
     packet: *mut c_void,
@@ -960,10 +1018,131 @@ pub unsafe extern "C" fn fp_csum_replace(
     cksum: *mut u16,
 ) -> c_int {
     // SAFETY: the caller's guarantees; the two don't overlap.
-    let (packet, new) = unsafe { (bytes_mut(packet, len), bytes(new_bytes, new_len)) };
+    let (packet, new) = match unsafe { (checked_mut(packet, len), checked(new_bytes, new_len)) } {
+        (Ok(packet), Ok(new)) => (packet, new),
+        (Err(code), _) | (_, Err(code)) => return code,
+    };
     code(incremental::replace(packet, at, new, field), |value| {
         // SAFETY: the caller's guarantee.
         unsafe { put(cksum, stored(value)) };
         0
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use core::ptr::{null, null_mut};
+
+    use super::*;
+
+    const NULL: c_int = fp_error::FP_ERR_NULL as c_int;
+
+    /// An IPv4 packet carrying UDP with its checksum right.
+    fn udp_packet() -> Vec<u8> {
+        let mut packet = vec![
+            0x45, 0, 0, 32, 0, 0, 0, 0, 64, 17, 0, 0, 192, 0, 2, 1, 198, 51, 100, 7, // IPv4
+            0x04, 0xd2, 0x16, 0x2e, 0, 12, 0, 0, b'd', b'a', b't', b'a', // UDP
+        ];
+        fp::packet::fix(&mut packet, fp::packet::ProtocolSet::ALL).unwrap();
+        packet
+    }
+
+    /// Every function that returns an `fp_error` (or DPDK's -1) says so for
+    /// a null pointer with a length above 0, or a null output it needs,
+    /// and writes nothing.
+    #[test]
+    fn a_null_pointer_with_a_length_is_an_error_where_one_can_be_returned() {
+        let packet = udp_packet();
+        let (mut out, mut start, mut offset) = (0x1234u16, 7usize, 7usize);
+        // SAFETY: every pointer is null or valid for its length.
+        unsafe {
+            assert_eq!(fp_l4_checksum(null(), 5, &mut out), NULL);
+            assert_eq!(
+                fp_l4_checksum(packet.as_ptr().cast(), packet.len(), null_mut()),
+                NULL
+            );
+            assert_eq!(fp_l4_verify(null(), 5), NULL);
+            assert_eq!(fp_l4_write_checksum(null_mut(), 5, &mut out), NULL);
+            assert_eq!(fp_l4_verify_complete(null(), 5, 0), NULL);
+            assert_eq!(fp_partial_complete(null_mut(), 5, 0, 0), NULL);
+            assert_eq!(
+                fp_partial_write_seed(null_mut(), 5, 0, &mut start, &mut offset),
+                NULL
+            );
+            let mut copy = packet.clone();
+            let field = packet.len() - 6;
+            assert_eq!(
+                fp_csum_replace(null_mut(), 5, 0, copy.as_ptr().cast(), 2, 0, &mut out),
+                NULL
+            );
+            assert_eq!(
+                fp_csum_replace(
+                    copy.as_mut_ptr().cast(),
+                    copy.len(),
+                    0,
+                    null(),
+                    2,
+                    field,
+                    &mut out
+                ),
+                NULL
+            );
+            let segments = [iovec {
+                iov_base: null_mut(),
+                iov_len: 5,
+            }];
+            assert_eq!(fp_raw_cksum_iov(null(), 1, 0, 0, &mut out), -1);
+            assert_eq!(fp_raw_cksum_iov(segments.as_ptr(), 1, 0, 5, &mut out), -1);
+            assert_eq!(fp_raw_cksum_iov(segments.as_ptr(), 0, 0, 0, null_mut()), -1);
+            assert_eq!((out, start, offset), (0x1234, 7, 7));
+            assert_eq!(copy, packet);
+        }
+    }
+
+    /// A null pointer with a length of 0 is an empty buffer in every
+    /// function that takes a pointer and a length.
+    #[test]
+    fn a_null_pointer_with_length_0_is_an_empty_buffer_everywhere() {
+        let truncated = fp_error::FP_ERR_TRUNCATED as c_int;
+        let (mut out, mut start, mut offset) = (0u16, 0usize, 0usize);
+        let mut state = fp_csum { sum: 0, odd: 0 };
+        // SAFETY: every pointer is null with a length of 0, or valid.
+        unsafe {
+            assert_eq!(fp_checksum(null(), 0), stored(0xffff));
+            assert_eq!(fp_raw_cksum(null(), 0), 0);
+            fp_csum_init(&mut state);
+            fp_csum_update(&mut state, null(), 0);
+            fp_csum_update_copy(&mut state, null_mut(), null(), 0);
+            assert_eq!(fp_csum_finish(&state), stored(0xffff));
+            assert_eq!(fp_checksum_iov(null(), 0), stored(0xffff));
+            assert_eq!(fp_raw_cksum_iov(null(), 0, 0, 0, &mut out), 0);
+            assert_eq!(fp_copy_checksum(null_mut(), null(), 0), stored(0xffff));
+            fp_copy(null_mut(), null(), 0);
+            fp_fill(null_mut(), 0xff, 0);
+            fp_fill_nontemporal(null_mut(), 0xff, 0);
+            assert_eq!(fp_l4_checksum(null(), 0, &mut out), truncated);
+            assert_eq!(fp_l4_verify(null(), 0), truncated);
+            assert_eq!(fp_l4_write_checksum(null_mut(), 0, null_mut()), truncated);
+            assert_eq!(fp_l4_verify_complete(null(), 0, 0), truncated);
+            assert!(fp_partial_complete(null_mut(), 0, 0, 0) < 0);
+            assert_eq!(
+                fp_partial_write_seed(null_mut(), 0, 0, &mut start, &mut offset),
+                truncated
+            );
+            let mut packet = udp_packet();
+            let field = packet.len() - 6;
+            assert_eq!(
+                fp_csum_replace(
+                    packet.as_mut_ptr().cast(),
+                    packet.len(),
+                    0,
+                    null(),
+                    0,
+                    field,
+                    &mut out
+                ),
+                0
+            );
+        }
+    }
 }
