@@ -35,6 +35,11 @@ pub enum Lengths {
     Uniform,
     /// Log-uniformly in `1..=size`: as many calls of 1-10 bytes as of 10-100.
     LogUniform,
+    /// Uniformly in `0..=size`, at offsets over a window of 32 KiB rather
+    /// than a page, and at other offsets in the source than in the
+    /// destination: a mix as an application's buffers give it (the
+    /// `Window` rows of the bench, `blocks::WINDOW`).
+    Window,
 }
 
 /// Where a block starts relative to a 64-byte boundary (every offset below
@@ -63,6 +68,7 @@ impl Alignment {
             Alignment::Offsets { src, dst } => format!("src+{src} dst+{dst}"),
             Alignment::Random(Lengths::Uniform) => "Random uniform 0..=size".to_owned(),
             Alignment::Random(Lengths::LogUniform) => "Random log-uniform 1..=size".to_owned(),
+            Alignment::Random(Lengths::Window) => "Random uniform 0..=size, 32 KiB".to_owned(),
         }
     }
 
@@ -73,6 +79,7 @@ impl Alignment {
             Alignment::Offsets { src, dst } => format!("src{src}-dst{dst}"),
             Alignment::Random(Lengths::Uniform) => "random-uniform".to_owned(),
             Alignment::Random(Lengths::LogUniform) => "random-log-uniform".to_owned(),
+            Alignment::Random(Lengths::Window) => "random-window".to_owned(),
         }
     }
 
@@ -99,7 +106,7 @@ impl Case {
     /// their lengths' distribution.
     pub fn mean_size(&self) -> f64 {
         match self.alignment {
-            Alignment::Random(Lengths::Uniform) => self.size as f64 / 2.0,
+            Alignment::Random(Lengths::Uniform | Lengths::Window) => self.size as f64 / 2.0,
             Alignment::Random(Lengths::LogUniform) => {
                 self.size as f64 / ((self.size + 1) as f64).ln()
             }
@@ -117,6 +124,7 @@ impl Case {
             Alignment::Offsets { .. } => format!("{} {}", self.size, self.alignment.label()),
             Alignment::Random(Lengths::Uniform) => format!("random 0..={}", self.size),
             Alignment::Random(Lengths::LogUniform) => format!("random log 1..={}", self.size),
+            Alignment::Random(Lengths::Window) => format!("random 0..={} in 32 KiB", self.size),
             Alignment::Aligned | Alignment::Unaligned { .. } => self.size.to_string(),
         }
     }

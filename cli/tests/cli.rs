@@ -107,12 +107,54 @@ fn bench_fill_compares_with_glibc() {
     expected.push("slice::fill (glibc memset)".to_owned());
     expected.push(bound_name(&lines, "stores"));
     // Two sizes at two alignments; `--sizes` leaves out the random rows.
-    assert_eq!(lines.len(), expected.len() * 4);
+    let (fill, outside): (Vec<_>, Vec<_>) =
+        lines.iter().partition(|line| line["primitive"] == "fill");
+    assert_eq!(fill.len(), expected.len() * 4);
     for name in &expected {
-        let rows = lines.iter().filter(|line| line["impl"] == name.as_str());
+        let rows = fill.iter().filter(|line| line["impl"] == name.as_str());
         assert_eq!(rows.count(), 4, "rows of {name}");
     }
-    assert!(lines.iter().all(|line| line["primitive"] == "fill"));
+    // The same rows again, called as applications call: the entry points
+    // and glibc.
+    assert!(
+        outside
+            .iter()
+            .all(|line| line["primitive"] == "fill, as applications call it")
+    );
+    for name in &expected[expected.len() - 4..expected.len() - 1] {
+        let rows = outside.iter().filter(|line| line["impl"] == name.as_str());
+        assert_eq!(rows.count(), 4, "rows of {name}, as applications call");
+    }
+    assert_eq!(outside.len(), 3 * 4);
+}
+
+/// `--check` measures a failing row again in a process of its own, through
+/// the hidden `--rows`: each line it prints names a row and an entry point
+/// below the floor there.
+#[test]
+fn bench_rows_measures_the_rows_named() {
+    let output = fastpath(
+        &[
+            "bench",
+            "--rows",
+            "3:unaligned:100;4:random-window:64;2:src0-dst14:100",
+            "--reps",
+            "3",
+        ],
+        None,
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    for line in stdout(&output).lines() {
+        let fields: Vec<&str> = line.split('\t').collect();
+        assert_eq!(fields.len(), 5, "{line}");
+        assert!(["2", "3", "4"].contains(&fields[0]), "{line}");
+        assert!(fields[4].parse::<f64>().is_ok_and(|r| r < 0.97), "{line}");
+    }
+    for rows in ["9:aligned:1", "3:sideways:1", "3:aligned:x", "3:aligned"] {
+        let output = fastpath(&["bench", "--rows", rows], None);
+        assert_eq!(output.status.code(), Some(1), "{rows}");
+        assert!(stderr(&output).contains("--rows"), "{rows}");
+    }
 }
 
 #[test]

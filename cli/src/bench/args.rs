@@ -22,7 +22,9 @@ pub struct Args {
 
     /// After measuring, list every row where a fastpath entry point is
     /// slower than its baseline beyond noise (below 0.97× in each of up to
-    /// four measurements), and exit with status 1 if there is one.
+    /// four measurements, then once more in a fresh process with the
+    /// address space not randomized), and exit with status 1 if there is
+    /// one.
     #[arg(long)]
     pub check: bool,
 
@@ -40,6 +42,12 @@ pub struct Args {
     /// checksum: 20,21,100,101,1500,1501,9000,9001,65536,65537].
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_size)]
     pub sizes: Vec<usize>,
+
+    /// Measures only these rows, in a process of its own, and prints the
+    /// ones where an entry point is below the floor: how `--check`
+    /// measures a row again with the address space not randomized.
+    #[arg(long, hide = true, value_name = "ROWS")]
+    pub rows: Option<String>,
 }
 
 fn primitive_names() -> PossibleValuesParser {

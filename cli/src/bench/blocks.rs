@@ -60,16 +60,34 @@ pub fn next_calls(block: &mut Block<'_>, count: u64, mut call: impl FnMut(&[u8],
 }
 
 /// One call of a row of random calls: `len` bytes at `offset` into the row's
-/// region.
+/// region (of the destination, and of the source unless `src_offset` says
+/// otherwise).
 #[derive(Clone, Copy)]
 pub struct Call {
     pub offset: u32,
     pub len: u32,
+    /// The offset in the source region: `offset`, but in `Window` rows.
+    pub src_offset: u32,
 }
 
 /// The calls of a random row start anywhere in the first this many bytes of
 /// its region (a page, so random modulo 64 and across page boundaries).
 const RANDOM_SPAN: usize = 4096;
+
+/// The calls of a `Window` row start anywhere in the first this many bytes
+/// of its region, each at its own offset in the source and in the
+/// destination: an application's buffers, spread over more than a page.
+pub const WINDOW: usize = 32 << 10;
+
+impl Lengths {
+    /// The bytes over which a row's calls start.
+    fn span(self) -> usize {
+        match self {
+            Lengths::Uniform | Lengths::LogUniform => RANDOM_SPAN,
+            Lengths::Window => WINDOW,
+        }
+    }
+}
 
 /// Calls in a random row's table: more than one sample makes (about 26 000
 /// of the shortest), so that no sample repeats a sequence the branch
@@ -77,9 +95,10 @@ const RANDOM_SPAN: usize = 4096;
 /// implementation.
 const RANDOM_CALLS: usize = 1 << 16;
 
-/// The table of a random row: offsets uniform in `0..RANDOM_SPAN`, lengths
+/// The table of a random row: offsets uniform in `0..RANDOM_SPAN` (in
+/// `0..WINDOW`, and another one for the source, for `Window` rows), lengths
 /// drawn as `lengths` says up to `size`, so every call fits in a region of
-/// `size + RANDOM_SPAN` bytes.
+/// `size` + that span bytes.
 pub fn random_calls(lengths: Lengths, size: usize) -> Vec<Call> {
     let mut state: u64 = 0x2545_f491_4f6c_dd1d ^ size as u64;
     let mut next = move || {
@@ -90,9 +109,13 @@ pub fn random_calls(lengths: Lengths, size: usize) -> Vec<Call> {
     };
     (0..RANDOM_CALLS)
         .map(|_| {
-            let offset = (next() % RANDOM_SPAN as u64) as u32;
+            let offset = (next() % lengths.span() as u64) as u32;
+            let src_offset = match lengths {
+                Lengths::Window => (next() % WINDOW as u64) as u32,
+                Lengths::Uniform | Lengths::LogUniform => offset,
+            };
             let len = match lengths {
-                Lengths::Uniform => next() % (size as u64 + 1),
+                Lengths::Uniform | Lengths::Window => next() % (size as u64 + 1),
                 Lengths::LogUniform => {
                     let unit = (next() >> 11) as f64 / (1u64 << 53) as f64;
                     ((unit * ((size + 1) as f64).ln()).exp() as u64).clamp(1, size as u64)
@@ -101,6 +124,7 @@ pub fn random_calls(lengths: Lengths, size: usize) -> Vec<Call> {
             Call {
                 offset,
                 len: len as u32,
+                src_offset,
             }
         })
         .collect()
@@ -131,7 +155,7 @@ impl Case {
     /// besides the offsets of fixed rows.
     pub fn region(&self) -> usize {
         match self.alignment {
-            Alignment::Random(_) => self.size + RANDOM_SPAN,
+            Alignment::Random(lengths) => self.size + lengths.span(),
             _ => self.size,
         }
     }
@@ -211,6 +235,7 @@ mod tests {
             (Lengths::Uniform, 16),
             (Lengths::Uniform, 1024),
             (Lengths::LogUniform, 65536),
+            (Lengths::Window, 1024),
         ] {
             let calls = random_calls(lengths, size);
             assert_eq!(calls.len(), RANDOM_CALLS);
@@ -219,14 +244,23 @@ mod tests {
                 size,
             };
             for call in &calls {
-                assert!((call.offset as usize) < RANDOM_SPAN);
+                assert!((call.offset as usize) < lengths.span());
                 assert!(call.len as usize <= size);
-                assert!(call.offset as usize + call.len as usize <= case.region());
+                for offset in [call.offset, call.src_offset] {
+                    assert!(offset as usize + call.len as usize <= case.region());
+                }
+            }
+            if lengths == Lengths::Window {
+                // Over the window, the source apart from the destination.
+                assert!(calls.iter().any(|c| c.offset as usize >= RANDOM_SPAN));
+                assert!(calls.iter().any(|c| c.offset != c.src_offset));
+            } else {
+                assert!(calls.iter().all(|c| c.offset == c.src_offset));
             }
             let lens = || calls.iter().map(|c| c.len as usize);
             let (min, max) = (lens().min().unwrap(), lens().max().unwrap());
             match lengths {
-                Lengths::Uniform => assert_eq!((min, max), (0, size)),
+                Lengths::Uniform | Lengths::Window => assert_eq!((min, max), (0, size)),
                 Lengths::LogUniform => assert!(min == 1 && max > size / 2),
             }
             // Near the distribution's mean, which the per-byte column uses.

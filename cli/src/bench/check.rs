@@ -8,8 +8,10 @@
 //! checksum, the copy against `copy_from_slice`, the fills against
 //! `slice::fill`. A row below [`FLOOR`] is measured again, alone with its
 //! primitive's implementations, after every primitive was measured, up to
-//! [`MEASUREMENTS`] times in all; only a row below it every time is
-//! reported, with its ratio in each measurement.
+//! [`MEASUREMENTS`] times in all, then once more in a process of its own
+//! with the address space not randomized (`bench::in_a_fresh_process`);
+//! only a row below it every time is reported, with its ratio in each
+//! measurement.
 
 use std::io::{self, Write};
 

@@ -90,6 +90,24 @@ const SIZES: &[usize] = &[
     64 << 20,
 ];
 
+/// The fills timed as an application calls them, beside the rows above:
+/// the value a run-time value, the destination left as the call before
+/// left it (never read between calls), and the random rows over a window
+/// of 32 KiB (`Lengths::Window`). Their own primitive, so that `--check`
+/// compares each entry point with `memset` called the same way.
+pub const OUTSIDE: Primitive = Primitive {
+    name: "fill, as applications call it",
+    implementations: outside_implementations,
+    ..PRIMITIVE
+};
+
+/// The random rows of [`OUTSIDE`].
+pub const OUTSIDE_RANDOM_ROWS: &[(Lengths, usize)] = &[
+    (Lengths::Window, 64),
+    (Lengths::Window, 256),
+    (Lengths::Window, 1024),
+];
+
 /// The random rows: how lengths are drawn, and the largest.
 pub const RANDOM_ROWS: &[(Lengths, usize)] = &[
     (Lengths::Uniform, 16),
@@ -142,6 +160,49 @@ fn implementations() -> Vec<Implementation> {
         .chain([baseline])
         .chain(bound)
         .collect()
+}
+
+/// The implementations of [`OUTSIDE`]: the public entry points and
+/// `slice::fill`, called as applications call them.
+fn outside_implementations() -> Vec<Implementation> {
+    let tier = fastpath::active_tier();
+    vec![
+        implementation(
+            format!("fastpath::fill (dispatch: {tier})"),
+            Kind::Dispatch,
+            Outside(Function::Fill),
+        ),
+        implementation(
+            format!("fastpath::fill_nontemporal (dispatch: {tier})"),
+            Kind::Dispatch,
+            Outside(Function::NonTemporal),
+        ),
+        implementation(MEMSET.to_owned(), Kind::Baseline, Outside(Function::Memset)),
+    ]
+}
+
+/// A fill implementation called as applications call it: the value hidden
+/// from the optimizer, the destination never prepared.
+#[derive(Clone, Copy)]
+struct Outside(Function);
+
+impl Kernel for Outside {
+    fn check(&self, block: &mut Block<'_>) -> Result<(), String> {
+        self.0.check(block)
+    }
+
+    fn run(&self, block: &mut Block<'_>, iters: u64, placement: usize) {
+        placement::run(self, block, iters, placement);
+    }
+}
+
+impl Placed for Outside {
+    #[inline(always)]
+    fn repeat(&self, block: &mut Block<'_>, iters: u64) {
+        // A value the compiler cannot see, in a register, as a caller's
+        // argument is.
+        self.0.repeat_with(block, iters, black_box(VALUE));
+    }
 }
 
 /// A fill implementation.
@@ -256,7 +317,14 @@ impl Kernel for Function {
 impl Placed for Function {
     #[inline(always)]
     fn repeat(&self, block: &mut Block<'_>, iters: u64) {
-        let value = VALUE;
+        self.repeat_with(block, iters, VALUE);
+    }
+}
+
+impl Function {
+    /// The timing loop of [`Placed::repeat`], storing `value`.
+    #[inline(always)]
+    fn repeat_with(&self, block: &mut Block<'_>, iters: u64, value: u8) {
         // The match is outside the loop: each arm is its own tight loop.
         match *self {
             Function::Tier(fill) => {

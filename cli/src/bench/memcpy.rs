@@ -64,12 +64,16 @@ const SIZES: &[usize] = &[
 ];
 
 /// The random rows: lengths uniform up to a header, a small packet, an
-/// Ethernet MTU and a jumbo frame.
+/// Ethernet MTU and a jumbo frame, over a page; and up to a header and up
+/// to 1 KiB over a window of 32 KiB, as the buffers of an application
+/// spread them (`Lengths::Window`).
 pub const RANDOM_ROWS: &[(Lengths, usize)] = &[
     (Lengths::Uniform, 64),
     (Lengths::Uniform, 256),
     (Lengths::Uniform, 1500),
     (Lengths::Uniform, 9000),
+    (Lengths::Window, 64),
+    (Lengths::Window, 1024),
 ];
 
 /// The baseline's name.
@@ -137,16 +141,24 @@ impl Kernel for Function {
         // shows.
         for call in block.calls.iter().take(CHECKED_CALLS) {
             let range = call.offset as usize..(call.offset + call.len) as usize;
+            let from = call.src_offset as usize;
             for (d, s) in block.dst.iter_mut().zip(block.src) {
                 *d = !*s;
             }
-            self.call(&mut block.dst[range.clone()], &block.src[range.clone()]);
+            self.call(
+                &mut block.dst[range.clone()],
+                &block.src[from..from + call.len as usize],
+            );
             for (i, (&d, &s)) in block.dst.iter().zip(block.src).enumerate() {
-                let expected = if range.contains(&i) { s } else { !s };
+                let expected = if range.contains(&i) {
+                    block.src[from + i - range.start]
+                } else {
+                    !s
+                };
                 if d != expected {
                     return Err(format!(
-                        "copying {} bytes at offset {}: byte {i} is {d:#04x}, expected \
-                         {expected:#04x}",
+                        "copying {} bytes from offset {from} to offset {}: byte {i} is \
+                         {d:#04x}, expected {expected:#04x}",
                         call.len, call.offset
                     ));
                 }
@@ -192,10 +204,14 @@ fn repeat(block: &mut Block<'_>, iters: u64, mut copy: impl FnMut(&mut [u8], &[u
         return;
     }
     next_calls(block, iters, |src, dst, call| {
-        let range = call.offset as usize..(call.offset + call.len) as usize;
+        let (to, from, len) = (
+            call.offset as usize,
+            call.src_offset as usize,
+            call.len as usize,
+        );
         copy(
-            opaque::slice_mut(&mut dst[range.clone()]),
-            opaque::slice(&src[range]),
+            opaque::slice_mut(&mut dst[to..to + len]),
+            opaque::slice(&src[from..from + len]),
         );
     });
 }
