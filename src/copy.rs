@@ -30,10 +30,11 @@ const COPY_INLINE_MAX: usize = 64;
 /// (see [`Tier`](crate::Tier)): vectors loaded unaligned and stored aligned
 /// to the destination, never `rep movsb`, which some CPUs (AMD Zen 3) run
 /// many times slower when the destination is not aligned, as it is behind
-/// a 14-byte Ethernet header. With `std`, copies of more than 16 KiB go to
-/// the C library's `memcpy`, at the hardware's limit there, but on a CPU
-/// whose `memcpy` has such a cliff (AMD Zen 3, to a misaligned destination
-/// up to 256 KiB), which keeps the kernel.
+/// a 14-byte Ethernet header. With `std`, longer copies go to the C
+/// library's `memcpy`, at the hardware's limit there: from 16 KiB with the
+/// AVX-512 tier, from 2 KiB with the others, but on a CPU whose `memcpy`
+/// has such a cliff (AMD Zen 3, to a misaligned destination up to 256 KiB),
+/// which keeps the kernel.
 ///
 /// # Panics
 ///
@@ -66,14 +67,13 @@ pub fn copy(dst: &mut [u8], src: &[u8]) {
 }
 
 /// Copies of up to this many bytes beyond the inline ones take the own
-/// kernel with `std` too; longer ones go to the C library's `memcpy`
-/// (BENCHMARKS.md, "The hand-off to the C library"). On an Intel Xeon of
-/// the Sapphire/Emerald Rapids class, with destinations left dirty, the
-/// kernel ran at 1.01-1.28× the speed of `copy_from_slice` at 16 KiB and
-/// at 0.93-0.96× on aligned buffers of 32 KiB to 256 KiB, where `memcpy`
-/// is at the hardware's limit.
+/// kernel on every CPU; longer ones, with `std`, go to the C library's
+/// `memcpy` but where the tier's or the CPU's rule keeps the kernel
+/// (`arch::x86_64::handoff`: to 16 KiB with AVX-512). The kernels ran at
+/// 1.00-1.43× `copy_from_slice`'s speed up to 2 KiB in every regime
+/// measured (BENCHMARKS.md, "The hand-off to the C library").
 #[cfg(feature = "std")]
-const COPY_KERNEL_MAX: usize = 16 << 10;
+const COPY_KERNEL_MAX: usize = 2 << 10;
 
 /// A copy beyond the inline lengths: the active tier's kernel, or with
 /// `std` from [`COPY_KERNEL_MAX`] bytes on [`copy_handed_off`]. The lengths
@@ -89,10 +89,10 @@ fn copy_long(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
 
 /// A copy of more than [`COPY_KERNEL_MAX`] bytes: the C library's `memcpy`
 /// (`copy_nonoverlapping` of a length the compiler cannot see), unless the
-/// CPU's rule keeps the own kernel for this length and destination
-/// (`arch::x86_64::handoff`: AMD Zen 3's `rep movsb` cliff), or the first
-/// choice of the kernels is still to be made (the kernel's dispatch makes
-/// it). Out of line: a call costs nothing at these lengths.
+/// tier's or the CPU's rule keeps the own kernel for this length and
+/// destination (`arch::x86_64::handoff`), or the first choice of the
+/// kernels is still to be made (the kernel's dispatch makes it). Out of
+/// line: a call costs little at these lengths.
 #[cfg(feature = "std")]
 #[inline(never)]
 fn copy_handed_off(dst: &mut [MaybeUninit<u8>], src: &[u8]) {

@@ -220,7 +220,7 @@ pub(crate) fn active() -> &'static Kernels {
 /// The choice of a kernel table, made once and cached.
 #[cfg(feature = "std")]
 pub(crate) mod selection {
-    use core::sync::atomic::{AtomicU8, Ordering};
+    use core::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 
     use super::{Tier, select};
     use crate::arch::fill::InlinePath;
@@ -235,8 +235,8 @@ pub(crate) mod selection {
 
     /// The value of [`own_stores`] when the architecture's inline paths may
     /// use their own stores with the chosen table
-    /// ([`InlinePath::own_stores`]): on x86_64, AVX-512 stores; and of
-    /// [`OWN_COPY`] when the CPU's rule applies.
+    /// ([`InlinePath::own_stores`]): on x86_64, AVX-512 stores.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     pub(crate) const ON: u8 = 1;
 
     /// The value of [`own_stores`] when they may not.
@@ -268,29 +268,27 @@ pub(crate) mod selection {
         OWN_STORES.load(Ordering::Relaxed)
     }
 
-    /// Whether the CPU's rule keeps some of the copies that `copy` hands
-    /// to the C library for the own kernel (`arch::x86_64::handoff`):
-    /// [`ON`] or [`OFF`], set with [`TABLE`]; [`UNSELECTED`] before, so
-    /// that the first such copy takes the kernel, whose dispatch chooses.
-    static OWN_COPY: AtomicU8 = AtomicU8::new(UNSELECTED);
+    /// The longest copy past `copy`'s first hand-off length that takes the
+    /// own kernel whatever the destination, by the tier's rule
+    /// (`arch::x86_64::handoff`); 0 before the first choice, so that the
+    /// first such copy takes the kernel, whose dispatch chooses.
+    static OWN_COPY_TO: AtomicUsize = AtomicUsize::new(0);
 
-    /// Whether a copy of `len` bytes to `dst` that `copy` would hand to the
-    /// C library takes the own kernel: before the first choice, or where
-    /// the CPU's rule keeps it (a destination off a 64-byte boundary, up to
-    /// the rule's end).
-    #[inline(always)]
+    /// The same for a destination off a 64-byte boundary: at least
+    /// [`OWN_COPY_TO`], more where the C library's `memcpy` has a cliff
+    /// there (AMD Zen 3).
+    static OWN_MISALIGNED_COPY_TO: AtomicUsize = AtomicUsize::new(0);
+
+    /// Whether a copy of `len` bytes to `dst`, past `copy`'s first
+    /// hand-off length, takes the own kernel rather than the C library's
+    /// `memcpy`: before the first choice, and where the rules keep it.
+    #[inline]
     pub(crate) fn own_copy(len: usize, dst: *const u8) -> bool {
-        match OWN_COPY.load(Ordering::Relaxed) {
-            UNSELECTED => true,
-            ON => {
-                #[cfg(target_arch = "x86_64")]
-                let to = arch::x86_64::handoff::ZEN3_OWN_COPY_TO;
-                #[cfg(not(target_arch = "x86_64"))]
-                let to = usize::MAX;
-                len <= to && !dst.addr().is_multiple_of(64)
-            }
-            _ => false,
-        }
+        let to = OWN_COPY_TO.load(Ordering::Relaxed);
+        to == 0
+            || len <= to
+            || (!dst.addr().is_multiple_of(64)
+                && len <= OWN_MISALIGNED_COPY_TO.load(Ordering::Relaxed))
     }
 
     /// The chosen table, chosen now if it was not yet.
@@ -334,14 +332,16 @@ pub(crate) mod selection {
             .unwrap_or((0, &arch::portable::Portable::KERNELS));
         let own_stores = arch::native::Inline::own_stores(kernels);
         #[cfg(target_arch = "x86_64")]
-        let own_copy = arch::x86_64::handoff::keeps_own_copy();
+        let (own_copy_to, own_misaligned_copy_to) = arch::x86_64::handoff::own_copy_to(tier);
+        // No measurement elsewhere: the kernels to the x86_64 default.
         #[cfg(not(target_arch = "x86_64"))]
-        let own_copy = false;
+        let (own_copy_to, own_misaligned_copy_to) = (16 << 10, 16 << 10);
         // Racing threads compute the same answers; the ones stored last win
         // and equal the others.
         TABLE.store(index as u8 + 1, Ordering::Relaxed);
         OWN_STORES.store(own_stores, Ordering::Relaxed);
-        OWN_COPY.store(if own_copy { ON } else { OFF }, Ordering::Relaxed);
+        OWN_COPY_TO.store(own_copy_to, Ordering::Relaxed);
+        OWN_MISALIGNED_COPY_TO.store(own_misaligned_copy_to, Ordering::Relaxed);
         kernels
     }
 }
@@ -454,25 +454,25 @@ mod tests {
         assert_eq!(selection::own_stores(), expected, "{tier:?}");
     }
 
-    /// The copies that `copy` hands to the C library take the own kernel
-    /// before the first choice, and after it only where the CPU's rule
-    /// says so: a destination off a 64-byte boundary, up to the rule's
-    /// end, on AMD Zen 3.
+    /// The copies past `copy`'s first hand-off length take the own kernel
+    /// up to the tier's rule, and to a misaligned destination up to the
+    /// CPU's (AMD Zen 3's), and then `memcpy`.
     #[cfg(all(feature = "std", target_arch = "x86_64"))]
     #[test]
-    fn handed_off_copies_keep_the_own_kernel_only_by_the_rule() {
-        let _ = active_tier();
-        let rule = crate::arch::x86_64::handoff::keeps_own_copy();
-        let to = crate::arch::x86_64::handoff::ZEN3_OWN_COPY_TO;
+    fn long_copies_keep_the_own_kernel_only_by_the_rules() {
+        let tier = active_tier();
+        let (to, misaligned_to) = crate::arch::x86_64::handoff::own_copy_to(tier);
+        assert!(to >= 2 << 10 && misaligned_to >= to);
         let buffer = [0u8; 128];
         let aligned = buffer
             .as_ptr()
             .wrapping_add(buffer.as_ptr().align_offset(64));
-        assert!(!selection::own_copy(64 << 10, aligned));
-        assert_eq!(
-            selection::own_copy(64 << 10, aligned.wrapping_add(14)),
-            rule
-        );
-        assert!(!selection::own_copy(to + 1, aligned.wrapping_add(1)));
+        assert!(selection::own_copy(to, aligned));
+        assert!(!selection::own_copy(to + 1, aligned));
+        assert!(selection::own_copy(misaligned_to, aligned.wrapping_add(14)));
+        assert!(!selection::own_copy(
+            misaligned_to + 1,
+            aligned.wrapping_add(1)
+        ));
     }
 }

@@ -1,27 +1,39 @@
-//! Where, with `std`, [`crate::copy()`] keeps its own kernel for lengths it
-//! otherwise hands to the C library's `memcpy` (those over 16 KiB): chosen
-//! once, at selection, from CPUID (vendor, family, model), never by
-//! timing.
+//! Where, with `std`, [`crate::copy()`] keeps its own kernel for copies
+//! past its first hand-off length (2 KiB) rather than call the C library's
+//! `memcpy`: chosen once, at selection, from the tier and CPUID (vendor,
+//! family, model), never by timing. The rules, and the measurements behind
+//! them (BENCHMARKS.md, "The hand-off to the C library"; an Intel Xeon of
+//! the Sapphire/Emerald Rapids class, ERMS and FSRM, glibc 2.36):
 //!
-//! One rule, and the measurement behind it (BENCHMARKS.md, "The hand-off
-//! to the C library"): on **AMD Zen 3** (family 0x19, models 0x00-0x0f and
-//! 0x20-0x5f), copies of up to 256 KiB to a destination that is not
-//! 64-byte aligned. glibc 2.36's `memcpy` moves those with `rep movsb`,
-//! which Zen 3 ran up to 25× slower than the own kernel (vector loads,
-//! aligned stores) when the destination was misaligned (an AMD EPYC Zen 3,
-//! AVX2). Zen 4 showed no such cliff (an AMD EPYC Zen 4 in BENCHMARKS.md's
-//! runs), nor the Intel Xeon of the Sapphire/Emerald Rapids class where
-//! `memcpy` ran as fast as the own kernel or faster from 1500 bytes on.
+//! - **The AVX-512 tier**: to 16 KiB, where its kernel ran at 1.00-1.43×
+//!   `copy_from_slice`'s speed, and at 0.93-0.97× from 32 KiB to 1 MiB.
+//! - **The other tiers**: to 2 KiB. With AVX-512 masked off (glibc's AVX2
+//!   `memcpy`, `rep movsb` from 4 KiB), the AVX2 kernel ran at
+//!   1.00-1.08× at 1500-2048 bytes and at 0.76-0.90× at 4-16 KiB.
+//! - **AMD Zen 3** (family 0x19, models 0x00-0x0f and 0x20-0x5f), to a
+//!   destination that is not 64-byte aligned: to 256 KiB. glibc 2.36's
+//!   `memcpy` moves those with `rep movsb`, which Zen 3 ran up to 25×
+//!   slower than the own kernel (vector loads, aligned stores) when the
+//!   destination was misaligned (an AMD EPYC Zen 3, AVX2). Zen 4 showed no
+//!   such cliff (an AMD EPYC Zen 4 in BENCHMARKS.md's runs).
+
+use crate::Tier;
 
 /// The longest copy to a misaligned destination that the rule keeps for
-/// the own kernel on the CPUs it names: the end of the cliff measured
-/// (it starts at 4 KiB, below the lengths `copy` hands off).
+/// the own kernel on AMD Zen 3: the end of the cliff measured (it starts at
+/// 4 KiB).
 pub(crate) const ZEN3_OWN_COPY_TO: usize = 256 << 10;
 
-/// Whether this CPU's rule keeps copies of up to [`ZEN3_OWN_COPY_TO`]
-/// bytes to a misaligned destination for the own kernel.
-pub(crate) fn keeps_own_copy() -> bool {
-    is_zen3()
+/// The longest copy that keeps the own kernel with `tier` on this CPU: for
+/// every destination, and for one off a 64-byte boundary.
+pub(crate) fn own_copy_to(tier: Tier) -> (usize, usize) {
+    let to = if tier == Tier::Avx512 {
+        16 << 10
+    } else {
+        2 << 10
+    };
+    let misaligned = if is_zen3() { ZEN3_OWN_COPY_TO } else { to };
+    (to, misaligned.max(to))
 }
 
 /// Whether the CPU is an AMD Zen 3 (or Zen 3+): family 0x19 with a model
