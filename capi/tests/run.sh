@@ -9,7 +9,10 @@
 # static one, under valgrind (the AVX2 tier: valgrind cannot run AVX-512),
 # with the SSE2 and portable tiers, and built with FP_NO_INLINE; compiles
 # and runs capi/tests/cxx_header.cpp (the header from C++); and builds a
-# program with `cc app.c $(pkg-config --cflags --libs fastpath)` alone.
+# program with `cc app.c $(pkg-config --cflags --libs fastpath)` (with the
+# run path the README gives), with `--static`, and with cc -static, and
+# runs each with no LD_LIBRARY_PATH; with FP_SYSTEM_PREFIX (as root), also
+# installed there, with pkg-config's flags alone.
 # Ends with "capi: N passed, M failed", the sum over all the runs; exits
 # non-zero on any failure. FP_DIFF_SEED overrides dpdk_diff's seed; CC and
 # CXX the compilers (cc, g++).
@@ -125,14 +128,10 @@ step "run dpdk_diff (shared library, the CPU's own tier, full)"
 # shellcheck disable=SC2046,SC2086
 diff_run "dpdk_diff, shared" "$tmp/dpdk_diff" $seed
 
-step "build dpdk_diff against libfastpath.a"
-static_libs=
-for lib in $(pkg-config --static --libs-only-l fastpath); do
-	[ "$lib" = -lfastpath ] || static_libs="$static_libs $lib"
-done
+step "build dpdk_diff against libfastpath.a: pkg-config --static"
 # shellcheck disable=SC2046,SC2086
-x "$CC" $base_flags $dpdk_cflags "$src" -o "$tmp/dpdk_diff_static" $(pkg-config --cflags fastpath) \
-	"$prefix/lib/libfastpath.a" $static_libs
+x "$CC" $base_flags $dpdk_cflags "$src" -o "$tmp/dpdk_diff_static" \
+	$(pkg-config --static --cflags --libs fastpath)
 if readelf -d "$tmp/dpdk_diff_static" | grep -q 'NEEDED.*libfastpath'; then
 	failed "the static build of dpdk_diff needs libfastpath.so"
 else
@@ -207,12 +206,51 @@ int main(void)
 	return ok ? 0 : 1;
 }
 EOF
+# Built exactly as the README says, and run with no LD_LIBRARY_PATH: the
+# shared library through the run path the README gives for a prefix the
+# dynamic linker does not search; the static one through pkg-config
+# --static alone, needing no libfastpath.so, and with cc -static.
 # shellcheck disable=SC2046
-if (cd "$tmp/app" && x "$CC" app.c $(pkg-config --cflags --libs fastpath)); then
+if (cd "$tmp/app" && x "$CC" app.c -o shared $(pkg-config --cflags --libs fastpath) \
+	-Wl,-rpath,"$prefix/lib"); then
 	total_pass=$((total_pass + 1))
-	one_check "app.c runs" env LD_LIBRARY_PATH="$prefix/lib" "$tmp/app/a.out"
+	one_check "app.c runs, shared" env -u LD_LIBRARY_PATH "$tmp/app/shared"
 else
-	failed "app.c builds with pkg-config's flags alone"
+	failed "app.c builds with pkg-config's flags"
+fi
+# shellcheck disable=SC2046
+if (cd "$tmp/app" && x "$CC" app.c -o static $(pkg-config --static --cflags --libs fastpath)); then
+	total_pass=$((total_pass + 1))
+	one_check "app.c runs, static" env -u LD_LIBRARY_PATH "$tmp/app/static"
+	if readelf -d "$tmp/app/static" | grep -q 'NEEDED.*libfastpath'; then
+		failed "app.c linked with pkg-config --static needs libfastpath.so"
+	else
+		total_pass=$((total_pass + 1))
+	fi
+else
+	failed "app.c builds with pkg-config --static's flags"
+fi
+# shellcheck disable=SC2046
+if (cd "$tmp/app" && x "$CC" -static app.c -o fully_static \
+	$(pkg-config --static --cflags --libs fastpath)); then
+	total_pass=$((total_pass + 1))
+	one_check "app.c runs, cc -static" "$tmp/app/fully_static"
+else
+	failed "app.c builds with cc -static and pkg-config --static's flags"
+fi
+# Into a prefix the dynamic linker searches (FP_SYSTEM_PREFIX, as root:
+# .ci/capi.sh gives /usr/local), built with pkg-config's flags alone.
+if [ -n "${FP_SYSTEM_PREFIX:-}" ]; then
+	x sh "$root/capi/install.sh" "$FP_SYSTEM_PREFIX" >/dev/null
+	# shellcheck disable=SC2046
+	if (cd "$tmp/app" && x env PKG_CONFIG_PATH="$FP_SYSTEM_PREFIX/lib/pkgconfig" \
+		"$CC" app.c -o system $(PKG_CONFIG_PATH="$FP_SYSTEM_PREFIX/lib/pkgconfig" \
+		pkg-config --cflags --libs fastpath)); then
+		total_pass=$((total_pass + 1))
+		one_check "app.c runs, installed in $FP_SYSTEM_PREFIX" env -u LD_LIBRARY_PATH "$tmp/app/system"
+	else
+		failed "app.c builds against $FP_SYSTEM_PREFIX with pkg-config's flags alone"
+	fi
 fi
 step_end
 
