@@ -34,7 +34,20 @@ mkdir -p "$libdir/pkgconfig" "$includedir"
 install -m 0755 "$target_dir/release/libfastpath.so" "$libdir/libfastpath.so.$version"
 ln -sf "libfastpath.so.$version" "$libdir/libfastpath.so.$major"
 ln -sf "libfastpath.so.$major" "$libdir/libfastpath.so"
-install -m 0644 "$target_dir/release/libfastpath.a" "$libdir/libfastpath.a"
+# The archive holds the fp_ functions and nothing else global: Rust's
+# standard library, compiler-rt's builtins and rust_eh_personality, which
+# would clash with those of another Rust static library in the same
+# program, are linked into one object with them and made local to it. Its
+# section groups go too, so that the other library's copies of shared
+# sections (DW.ref.rust_eh_personality) are kept for it rather than
+# folded into ours, which it could no longer see.
+work=$(mktemp -d "${TMPDIR:-/tmp}/fastpath-install.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+ld -r --whole-archive "$target_dir/release/libfastpath.a" -o "$work/fastpath.o"
+objcopy --wildcard --keep-global-symbol='fp_*' --remove-section=.llvmbc \
+	--remove-section=.llvmcmd --remove-section=.group "$work/fastpath.o"
+ar rcs "$work/libfastpath.a" "$work/fastpath.o"
+install -m 0644 "$work/libfastpath.a" "$libdir/libfastpath.a"
 install -m 0644 "$root/capi/include/fastpath.h" "$includedir/fastpath.h"
 # The shared library's flags are fastpath-libs.pc's, required by
 # fastpath.pc: with --static, pkg-config puts fastpath.pc's own

@@ -26,7 +26,7 @@
  * Not part of CI: built and run by capi/bench/run.sh, or by hand:
  *
  *   cc -O3 $(pkg-config --cflags libdpdk) -DBUILD_FLAGS='"-march=corei7 -O3"' \
- *      -I PREFIX/include cksum_perf.c PREFIX/lib/libfastpath.a -lgcc_s ...
+ *      cksum_perf.c $(pkg-config --static --cflags --libs fastpath)
  *   ./cksum_perf [rounds] [TSC cycles per measurement]
  */
 

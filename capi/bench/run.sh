@@ -38,12 +38,9 @@ export PKG_CONFIG_PATH
 
 dpdk_cflags=$(pkg-config --cflags libdpdk)
 fp_cflags=$(pkg-config --cflags fastpath)
-# libfastpath.a's own dependencies, without -lfastpath (the archive is
-# given by its path, so that the shared library cannot be picked instead).
-static_libs=
-for flag in $(pkg-config --static --libs-only-l fastpath); do
-	[ "$flag" = -lfastpath ] || static_libs="$static_libs $flag"
-done
+# pkg-config --static puts libfastpath.a first, so the program needs no
+# libfastpath.so.
+static_libs=$(pkg-config --static --libs fastpath)
 src=$root/capi/bench/cksum_perf.c
 
 # build NAME DESCRIPTION LINK CFLAGS... : compiles $src into $tmp/NAME.
@@ -51,7 +48,7 @@ build() {
 	name=$1 desc=$2 link=$3
 	shift 3
 	case $link in
-	static) libs="$prefix/lib/libfastpath.a $static_libs" ;;
+	static) libs=$static_libs ;;
 	shared) libs="-L$prefix/lib -Wl,-rpath,$prefix/lib -lfastpath" ;;
 	esac
 	# shellcheck disable=SC2086 # word splitting of the flag lists wanted

@@ -238,6 +238,45 @@ if (cd "$tmp/app" && x "$CC" -static app.c -o fully_static \
 else
 	failed "app.c builds with cc -static and pkg-config --static's flags"
 fi
+# libfastpath.a exports the fp_ functions alone, and links beside another
+# Rust static library (capi/tests/second), in either order.
+others=$(readelf -sW "$prefix/lib/libfastpath.a" |
+	awk '($5 == "GLOBAL" || $5 == "WEAK") && $7 != "UND" && $8 !~ /^fp_/' | wc -l)
+if [ "$others" -eq 0 ]; then
+	total_pass=$((total_pass + 1))
+else
+	failed "libfastpath.a defines $others global symbols besides the fp_ functions"
+fi
+cat >"$tmp/app/two.c" <<'EOF'
+#include <fastpath.h>
+#include <stdio.h>
+
+int second_digits(unsigned long long n);
+
+int main(void)
+{
+	unsigned char header[20] = {
+		0x45, 0x00, 0x00, 0x73, 0x00, 0x00, 0x40, 0x00, 0x40, 0x11,
+		0x00, 0x00, 0xc0, 0xa8, 0x00, 0x01, 0xc0, 0xa8, 0x00, 0xc7,
+	};
+	int ok = fp_ipv4_cksum(header) != 0 && second_digits(123456) == 6;
+	printf("two Rust static libraries: %s\n", ok ? "ok" : "FAILED");
+	return ok ? 0 : 1;
+}
+EOF
+x cargo build --release --quiet --locked --manifest-path "$here/second/Cargo.toml" \
+	--target-dir "$tmp/second"
+second=$tmp/second/release/libsecond.a
+# shellcheck disable=SC2046
+if (cd "$tmp/app" && x "$CC" two.c -o two $(pkg-config --static --cflags --libs fastpath) "$second" &&
+	x "$CC" two.c -o two_reversed $(pkg-config --cflags fastpath) "$second" \
+		$(pkg-config --static --libs fastpath)); then
+	total_pass=$((total_pass + 1))
+	one_check "two Rust static libraries in one program" "$tmp/app/two"
+	one_check "two Rust static libraries, the other first" "$tmp/app/two_reversed"
+else
+	failed "a C program with libfastpath.a and another Rust static library links"
+fi
 # Into a prefix the dynamic linker searches (FP_SYSTEM_PREFIX, as root:
 # .ci/capi.sh gives /usr/local), built with pkg-config's flags alone.
 if [ -n "${FP_SYSTEM_PREFIX:-}" ]; then
