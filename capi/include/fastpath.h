@@ -19,6 +19,18 @@
  * and have no error to return: every pointer they take must be valid for
  * its length (a header pointer for its header), as in DPDK.
  *
+ * Two return conventions, as the functions' models have them:
+ *  - the DPDK drop-ins that verify (fp_ipv4_udptcp_cksum_verify,
+ *    fp_ipv6_udptcp_cksum_verify) return 0 if the checksum is CORRECT and
+ *    -1 if not, as DPDK's rte_*_cksum_verify do;
+ *  - fp_l4_verify and fp_l4_verify_complete return 1 if it is CORRECT, 0 if
+ *    not, and a negative enum fp_error if the packet cannot be read.
+ *
+ * Threads: every function may be called from any number of threads at
+ * once. The kernels' tier is chosen at the first call that needs it, from
+ * the CPU and the FASTPATH_TIER environment variable, read then, once;
+ * racing first calls choose the same tier.
+ *
  * Link with `pkg-config --libs fastpath` (add --static for libfastpath.a).
  * Define FP_NO_INLINE before including this header to call the library for
  * every length (see the end of this file).
@@ -31,6 +43,28 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/uio.h>
+/** Marks the functions whose result must not be ignored. */
+#if defined(__GNUC__) || defined(__clang__)
+#define FP_WARN_UNUSED_RESULT __attribute__((warn_unused_result))
+#else
+#define FP_WARN_UNUSED_RESULT
+#endif
+
+/**
+ * The header's version, FP_VERSION_MAJOR.FP_VERSION_MINOR.FP_VERSION_PATCH,
+ * for the preprocessor; `fp_version()` gives the library's, at run time.
+ */
+#define FP_VERSION_MAJOR 0
+
+/**
+ * The header's minor version.
+ */
+#define FP_VERSION_MINOR 1
+
+/**
+ * The header's patch version.
+ */
+#define FP_VERSION_PATCH 0
 
 /**
  * The `ol_flags` bit of DPDK's `RTE_MBUF_F_TX_TCP_SEG` (TCP segmentation
@@ -137,7 +171,7 @@ extern "C" {
  *
  * `buf` must be valid for reads of `len` bytes (or `len` 0).
  */
-uint16_t fp_checksum(const void *buf, size_t len);
+FP_WARN_UNUSED_RESULT uint16_t fp_checksum(const void *buf, size_t len);
 
 /**
  * The ones'-complement sum of the `len` bytes at `buf`, folded to 16 bits
@@ -148,7 +182,7 @@ uint16_t fp_checksum(const void *buf, size_t len);
  *
  * `buf` must be valid for reads of `len` bytes (or `len` 0).
  */
-uint16_t fp_raw_cksum(const void *buf, size_t len);
+FP_WARN_UNUSED_RESULT uint16_t fp_raw_cksum(const void *buf, size_t len);
 
 /**
  * Starts a checksum over no bytes.
@@ -200,7 +234,7 @@ void fp_csum_combine(struct fp_csum *state, const struct fp_csum *next);
  *
  * `state` must point to a started state.
  */
-uint16_t fp_csum_finish(const struct fp_csum *state);
+FP_WARN_UNUSED_RESULT uint16_t fp_csum_finish(const struct fp_csum *state);
 
 /**
  * The folded sum, not complemented, of every byte added so far, in network
@@ -210,7 +244,7 @@ uint16_t fp_csum_finish(const struct fp_csum *state);
  *
  * `state` must point to a started state.
  */
-uint16_t fp_csum_raw(const struct fp_csum *state);
+FP_WARN_UNUSED_RESULT uint16_t fp_csum_raw(const struct fp_csum *state);
 
 /**
  * The Internet checksum of the bytes of `iovcnt` I/O vectors, one after
@@ -222,7 +256,7 @@ uint16_t fp_csum_raw(const struct fp_csum *state);
  * `iov` must point to `iovcnt` vectors (or `iovcnt` be 0), each valid for
  * reads of its bytes.
  */
-uint16_t fp_checksum_iov(const struct iovec *iov, size_t iovcnt);
+FP_WARN_UNUSED_RESULT uint16_t fp_checksum_iov(const struct iovec *iov, size_t iovcnt);
 
 /**
  * The folded sum, not complemented, of the `len` bytes from offset `off`
@@ -242,6 +276,7 @@ uint16_t fp_checksum_iov(const struct iovec *iov, size_t iovcnt);
  * `iov` must point to `iovcnt` vectors (or `iovcnt` be 0), each valid for
  * reads of its bytes, and `cksum` be valid for writes.
  */
+FP_WARN_UNUSED_RESULT
 int fp_raw_cksum_iov(const struct iovec *iov,
                      size_t iovcnt,
                      size_t off,
@@ -258,7 +293,7 @@ int fp_raw_cksum_iov(const struct iovec *iov,
  * `src` must be valid for reads and `dst` for writes of `len` bytes (or
  * `len` 0), and the two must not overlap.
  */
-uint16_t fp_copy_checksum(void *dst, const void *src, size_t len);
+FP_WARN_UNUSED_RESULT uint16_t fp_copy_checksum(void *dst, const void *src, size_t len);
 
 /**
  * Copies the `len` bytes at `src` to `dst`: `memcpy`, without the slow
@@ -293,17 +328,24 @@ void fp_fill(void *dst, uint8_t value, size_t len);
 void fp_fill_nontemporal(void *dst, uint8_t value, size_t len);
 
 /**
+ * The library's version, "MAJOR.MINOR.PATCH", a static string: the
+ * version of the library the program runs with, which may be newer than
+ * the header's `FP_VERSION_*` it was built with.
+ */
+FP_WARN_UNUSED_RESULT const char *fp_version(void);
+
+/**
  * The name of the kernels' tier chosen for this process: "portable",
  * "sse2", "neon", "avx2" or "avx512" (chosen at the first call of any
  * function, from the CPU and the `FASTPATH_TIER` environment variable). A
  * static string.
  */
-const char *fp_active_tier(void);
+FP_WARN_UNUSED_RESULT const char *fp_active_tier(void);
 
 /**
  * A description of an `fp_error` code, as a static string.
  */
-const char *fp_strerror(int error);
+FP_WARN_UNUSED_RESULT const char *fp_strerror(int error);
 
 /**
  * The checksum of an IPv4 header, whose length its IHL gives, in network
@@ -315,7 +357,7 @@ const char *fp_strerror(int error);
  * `ipv4_hdr` must be valid for reads of the header's length (IHL × 4
  * bytes, at most 60).
  */
-uint16_t fp_ipv4_cksum(const void *ipv4_hdr);
+FP_WARN_UNUSED_RESULT uint16_t fp_ipv4_cksum(const void *ipv4_hdr);
 
 /**
  * The sum of the IPv4 pseudo-header (addresses, protocol, and the length
@@ -327,7 +369,7 @@ uint16_t fp_ipv4_cksum(const void *ipv4_hdr);
  *
  * `ipv4_hdr` must be valid for reads of 20 bytes.
  */
-uint16_t fp_ipv4_phdr_cksum(const void *ipv4_hdr, uint64_t ol_flags);
+FP_WARN_UNUSED_RESULT uint16_t fp_ipv4_phdr_cksum(const void *ipv4_hdr, uint64_t ol_flags);
 
 /**
  * The sum of the IPv6 pseudo-header (addresses, Payload Length or 0 if
@@ -338,7 +380,7 @@ uint16_t fp_ipv4_phdr_cksum(const void *ipv4_hdr, uint64_t ol_flags);
  *
  * `ipv6_hdr` must be valid for reads of 40 bytes.
  */
-uint16_t fp_ipv6_phdr_cksum(const void *ipv6_hdr, uint64_t ol_flags);
+FP_WARN_UNUSED_RESULT uint16_t fp_ipv6_phdr_cksum(const void *ipv6_hdr, uint64_t ol_flags);
 
 /**
  * The TCP or UDP checksum of a packet over IPv4, in network byte order:
@@ -352,7 +394,7 @@ uint16_t fp_ipv6_phdr_cksum(const void *ipv6_hdr, uint64_t ol_flags);
  * `ipv4_hdr` must be valid for reads of its IHL × 4 bytes (at least 20),
  * and `l4_hdr` of the upper layer's.
  */
-uint16_t fp_ipv4_udptcp_cksum(const void *ipv4_hdr, const void *l4_hdr);
+FP_WARN_UNUSED_RESULT uint16_t fp_ipv4_udptcp_cksum(const void *ipv4_hdr, const void *l4_hdr);
 
 /**
  * The TCP or UDP checksum of a packet over IPv6 without extension headers,
@@ -365,7 +407,7 @@ uint16_t fp_ipv4_udptcp_cksum(const void *ipv4_hdr, const void *l4_hdr);
  * `ipv6_hdr` must be valid for reads of 40 bytes, and `l4_hdr` of the
  * Payload Length's.
  */
-uint16_t fp_ipv6_udptcp_cksum(const void *ipv6_hdr, const void *l4_hdr);
+FP_WARN_UNUSED_RESULT uint16_t fp_ipv6_udptcp_cksum(const void *ipv6_hdr, const void *l4_hdr);
 
 /**
  * 0 if the TCP or UDP checksum of a packet over IPv4 is correct, else -1:
@@ -377,7 +419,7 @@ uint16_t fp_ipv6_udptcp_cksum(const void *ipv6_hdr, const void *l4_hdr);
  *
  * As `fp_ipv4_udptcp_cksum`.
  */
-int fp_ipv4_udptcp_cksum_verify(const void *ipv4_hdr, const void *l4_hdr);
+FP_WARN_UNUSED_RESULT int fp_ipv4_udptcp_cksum_verify(const void *ipv4_hdr, const void *l4_hdr);
 
 /**
  * 0 if the TCP or UDP checksum of a packet over IPv6 is correct, else -1:
@@ -388,7 +430,7 @@ int fp_ipv4_udptcp_cksum_verify(const void *ipv4_hdr, const void *l4_hdr);
  *
  * As `fp_ipv6_udptcp_cksum`.
  */
-int fp_ipv6_udptcp_cksum_verify(const void *ipv6_hdr, const void *l4_hdr);
+FP_WARN_UNUSED_RESULT int fp_ipv6_udptcp_cksum_verify(const void *ipv6_hdr, const void *l4_hdr);
 
 /**
  * Computes the checksum of the upper layer (TCP, UDP, ICMPv4 or ICMPv6) of
@@ -404,7 +446,7 @@ int fp_ipv6_udptcp_cksum_verify(const void *ipv6_hdr, const void *l4_hdr);
  * and `cksum` null or valid for writes: a null `cksum`, or a null `packet`
  * with `len` above 0, gives `FP_ERR_NULL`.
  */
-int fp_l4_checksum(const void *packet, size_t len, uint16_t *cksum);
+FP_WARN_UNUSED_RESULT int fp_l4_checksum(const void *packet, size_t len, uint16_t *cksum);
 
 /**
  * Verifies the upper layer's checksum of the packet of `len` bytes at
@@ -416,7 +458,7 @@ int fp_l4_checksum(const void *packet, size_t len, uint16_t *cksum);
  * `packet` must be null or valid for reads of `len` bytes (or `len` 0):
  * null with `len` above 0 gives `FP_ERR_NULL`.
  */
-int fp_l4_verify(const void *packet, size_t len);
+FP_WARN_UNUSED_RESULT int fp_l4_verify(const void *packet, size_t len);
 
 /**
  * Computes the upper layer's checksum of the packet of `len` bytes at
@@ -429,7 +471,7 @@ int fp_l4_verify(const void *packet, size_t len);
  * `len` 0; null with `len` above 0 gives `FP_ERR_NULL`), and `cksum` null
  * or valid for writes.
  */
-int fp_l4_write_checksum(void *packet, size_t len, uint16_t *cksum);
+FP_WARN_UNUSED_RESULT int fp_l4_write_checksum(void *packet, size_t len, uint16_t *cksum);
 
 /**
  * Verifies the upper layer's checksum from the sum a NIC computed
@@ -444,7 +486,7 @@ int fp_l4_write_checksum(void *packet, size_t len, uint16_t *cksum);
  * `headers` must be null or valid for reads of `len` bytes (or `len` 0):
  * null with `len` above 0 gives `FP_ERR_NULL`.
  */
-int fp_l4_verify_complete(const void *headers, size_t len, uint16_t sum);
+FP_WARN_UNUSED_RESULT int fp_l4_verify_complete(const void *headers, size_t len, uint16_t sum);
 
 /**
  * Completes a checksum left to the device (Linux's `CHECKSUM_PARTIAL`):
@@ -464,7 +506,11 @@ int fp_l4_verify_complete(const void *headers, size_t len, uint16_t sum);
  * `packet` must be null or valid for reads and writes of `len` bytes (or
  * `len` 0): null with `len` above 0 gives `FP_ERR_NULL`.
  */
-int fp_partial_complete(void *packet, size_t len, size_t csum_start, size_t csum_offset);
+FP_WARN_UNUSED_RESULT
+int fp_partial_complete(void *packet,
+                        size_t len,
+                        size_t csum_start,
+                        size_t csum_offset);
 
 /**
  * Prepares the IPv4 or IPv6 packet of `len` bytes at `packet` for checksum
@@ -487,6 +533,7 @@ int fp_partial_complete(void *packet, size_t len, size_t csum_start, size_t csum
  * `packet` must be valid for reads and writes of `len` bytes (or `len`
  * 0), `csum_start` and `csum_offset` null or valid for writes.
  */
+FP_WARN_UNUSED_RESULT
 int fp_partial_write_seed(void *packet,
                           size_t len,
                           uint64_t ol_flags,
@@ -498,13 +545,19 @@ int fp_partial_write_seed(void *packet,
  * `old_value` to `new_value` (RFC 1624, eqn. 3), all three in network
  * byte order as read from the packet: the TTL and protocol word, a port.
  */
-uint16_t fp_csum_update16(uint16_t cksum, uint16_t old_value, uint16_t new_value);
+FP_WARN_UNUSED_RESULT
+uint16_t fp_csum_update16(uint16_t cksum,
+                          uint16_t old_value,
+                          uint16_t new_value);
 
 /**
  * As `fp_csum_update16` for a 32-bit value changed (an IPv4 address), the
  * three in network byte order.
  */
-uint16_t fp_csum_update32(uint16_t cksum, uint32_t old_value, uint32_t new_value);
+FP_WARN_UNUSED_RESULT
+uint16_t fp_csum_update32(uint16_t cksum,
+                          uint32_t old_value,
+                          uint32_t new_value);
 
 /**
  * As `fp_csum_update16` for 16 bytes changed (an IPv6 address), from the
@@ -514,7 +567,10 @@ uint16_t fp_csum_update32(uint16_t cksum, uint32_t old_value, uint32_t new_value
  *
  * `old_value` and `new_value` must be valid for reads of 16 bytes.
  */
-uint16_t fp_csum_update128(uint16_t cksum, const void *old_value, const void *new_value);
+FP_WARN_UNUSED_RESULT
+uint16_t fp_csum_update128(uint16_t cksum,
+                           const void *old_value,
+                           const void *new_value);
 
 /**
  * Replaces the `new_len` bytes at offset `at` of the `len` bytes at
@@ -532,6 +588,7 @@ uint16_t fp_csum_update128(uint16_t cksum, const void *old_value, const void *ne
  * and `cksum` null or valid for writes; `packet` or `new_bytes` null with
  * its length above 0 gives `FP_ERR_NULL`.
  */
+FP_WARN_UNUSED_RESULT
 int fp_csum_replace(void *packet,
                     size_t len,
                     size_t at,
@@ -560,6 +617,14 @@ int fp_csum_replace(void *packet,
 #if !defined(FP_NO_INLINE) && !defined(FASTPATH_INLINE_H)
 #define FASTPATH_INLINE_H
 
+/** A conversion in the inline code: a static_cast in C++, so that the
+ *  header is clean under -Wold-style-cast; a cast in C. */
+#ifdef __cplusplus
+#define FP_CAST_(type, value) (static_cast<type>(value))
+#else
+#define FP_CAST_(type, value) ((type)(value))
+#endif
+
 /** Buffers of up to this many bytes are summed inline. */
 #define FP_INLINE_MAX 128
 
@@ -567,7 +632,7 @@ int fp_csum_replace(void *packet,
  *  order, unfolded. `len` is at most a few KiB. */
 static inline uint64_t fp_inline_sum_(const void *buf, size_t len)
 {
-	const unsigned char *p = (const unsigned char *)buf;
+	const unsigned char *p = FP_CAST_(const unsigned char *, buf);
 	uint64_t sum = 0, sum2 = 0, w, v;
 	/* Two sums of 32-bit halves, 16 bytes a step: from 32 bytes in a loop
 	 * that compilers vectorize, below in straight-line code. (Measured with
@@ -579,8 +644,8 @@ static inline uint64_t fp_inline_sum_(const void *buf, size_t len)
 		while (len >= 16) {
 			memcpy(&w, p, 8);
 			memcpy(&v, p + 8, 8);
-			sum += (w >> 32) + (uint32_t)w;
-			sum2 += (v >> 32) + (uint32_t)v;
+			sum += (w >> 32) + FP_CAST_(uint32_t, w);
+			sum2 += (v >> 32) + FP_CAST_(uint32_t, v);
 			p += 16;
 			len -= 16;
 		}
@@ -588,32 +653,32 @@ static inline uint64_t fp_inline_sum_(const void *buf, size_t len)
 	if (len & 16) {
 		memcpy(&w, p, 8);
 		memcpy(&v, p + 8, 8);
-		sum += (w >> 32) + (uint32_t)w;
-		sum2 += (v >> 32) + (uint32_t)v;
+		sum += (w >> 32) + FP_CAST_(uint32_t, w);
+		sum2 += (v >> 32) + FP_CAST_(uint32_t, v);
 		p += 16;
 	}
 	sum += sum2;
 	if (len & 8) {
 		memcpy(&w, p, 8);
-		sum += (w >> 32) + (uint32_t)w;
+		sum += (w >> 32) + FP_CAST_(uint32_t, w);
 		p += 8;
 	}
 	if (len & 4) {
-		uint32_t w;
-		memcpy(&w, p, 4);
-		sum += w;
+		uint32_t w32;
+		memcpy(&w32, p, 4);
+		sum += w32;
 		p += 4;
 	}
 	if (len & 2) {
-		uint16_t w;
-		memcpy(&w, p, 2);
-		sum += w;
+		uint16_t w16;
+		memcpy(&w16, p, 2);
+		sum += w16;
 		p += 2;
 	}
 	if (len & 1) {
-		uint16_t w = 0;
-		memcpy(&w, p, 1);
-		sum += w;
+		uint16_t w8 = 0;
+		memcpy(&w8, p, 1);
+		sum += w8;
 	}
 	return sum;
 }
@@ -625,25 +690,25 @@ static inline uint16_t fp_inline_fold_(uint64_t sum)
 	sum = (sum >> 16) + (sum & 0xffffu);
 	sum = (sum >> 16) + (sum & 0xffffu);
 	sum = (sum >> 16) + (sum & 0xffffu);
-	return (uint16_t)sum;
+	return FP_CAST_(uint16_t, sum);
 }
 
-static inline uint16_t fp_raw_cksum_inline_(const void *buf, size_t len)
+FP_WARN_UNUSED_RESULT static inline uint16_t fp_raw_cksum_inline_(const void *buf, size_t len)
 {
 	if (len <= FP_INLINE_MAX)
 		return fp_inline_fold_(fp_inline_sum_(buf, len));
 	return fp_raw_cksum(buf, len);
 }
 
-static inline uint16_t fp_checksum_inline_(const void *buf, size_t len)
+FP_WARN_UNUSED_RESULT static inline uint16_t fp_checksum_inline_(const void *buf, size_t len)
 {
-	return (uint16_t)~fp_raw_cksum_inline_(buf, len);
+	return FP_CAST_(uint16_t, ~fp_raw_cksum_inline_(buf, len));
 }
 
-static inline uint16_t fp_ipv4_cksum_inline_(const void *ipv4_hdr)
+FP_WARN_UNUSED_RESULT static inline uint16_t fp_ipv4_cksum_inline_(const void *ipv4_hdr)
 {
-	size_t len = (size_t)(*(const unsigned char *)ipv4_hdr & 0x0f) * 4;
-	return (uint16_t)~fp_inline_fold_(fp_inline_sum_(ipv4_hdr, len));
+	size_t len = FP_CAST_(size_t, (*FP_CAST_(const unsigned char *, ipv4_hdr) & 0x0f)) * 4;
+	return FP_CAST_(uint16_t, ~fp_inline_fold_(fp_inline_sum_(ipv4_hdr, len)));
 }
 
 /** `v` in network byte order. (A byte array through memcpy is compiled by
@@ -651,31 +716,31 @@ static inline uint16_t fp_ipv4_cksum_inline_(const void *ipv4_hdr)
 static inline uint16_t fp_inline_be16_(uint16_t v)
 {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	return (uint16_t)((v >> 8) | (v << 8));
+	return FP_CAST_(uint16_t, ((v >> 8) | (v << 8)));
 #elif defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 	return v;
 #else
-	unsigned char b[2] = { (unsigned char)(v >> 8), (unsigned char)v };
+	unsigned char b[2] = { FP_CAST_(unsigned char, (v >> 8)), FP_CAST_(unsigned char, v) };
 	uint16_t w;
 	memcpy(&w, b, 2);
 	return w;
 #endif
 }
 
-static inline uint16_t fp_ipv4_phdr_cksum_inline_(const void *ipv4_hdr, uint64_t ol_flags)
+FP_WARN_UNUSED_RESULT static inline uint16_t fp_ipv4_phdr_cksum_inline_(const void *ipv4_hdr, uint64_t ol_flags)
 {
-	const unsigned char *h = (const unsigned char *)ipv4_hdr;
+	const unsigned char *h = FP_CAST_(const unsigned char *, ipv4_hdr);
 	uint64_t sum = fp_inline_sum_(h + 12, 8) + fp_inline_be16_(h[9]);
 	if (!(ol_flags & FP_TX_TCP_SEG)) {
-		uint16_t total = (uint16_t)((h[2] << 8) | h[3]);
-		sum += fp_inline_be16_((uint16_t)(total - (h[0] & 0x0f) * 4));
+		uint16_t total = FP_CAST_(uint16_t, ((h[2] << 8) | h[3]));
+		sum += fp_inline_be16_(FP_CAST_(uint16_t, (total - (h[0] & 0x0f) * 4)));
 	}
 	return fp_inline_fold_(sum);
 }
 
-static inline uint16_t fp_ipv6_phdr_cksum_inline_(const void *ipv6_hdr, uint64_t ol_flags)
+FP_WARN_UNUSED_RESULT static inline uint16_t fp_ipv6_phdr_cksum_inline_(const void *ipv6_hdr, uint64_t ol_flags)
 {
-	const unsigned char *h = (const unsigned char *)ipv6_hdr;
+	const unsigned char *h = FP_CAST_(const unsigned char *, ipv6_hdr);
 	uint64_t sum = fp_inline_sum_(h + 8, 32) + fp_inline_be16_(h[6]);
 	if (!(ol_flags & FP_TX_TCP_SEG))
 		sum += fp_inline_sum_(h + 4, 2);
@@ -686,8 +751,8 @@ static inline uint16_t fp_ipv6_phdr_cksum_inline_(const void *ipv6_hdr, uint64_t
  *  __rte_ipv4_udptcp_cksum folds them. */
 static inline uint16_t fp_inline_add_folded_(uint16_t data, uint16_t pseudo)
 {
-	uint32_t total = (uint32_t)data + pseudo;
-	return (uint16_t)((total >> 16) + (total & 0xffff));
+	uint32_t total = FP_CAST_(uint32_t, data) + pseudo;
+	return FP_CAST_(uint16_t, ((total >> 16) + (total & 0xffff)));
 }
 
 /* The TCP and UDP checksums: inline where the upper layer is at most
@@ -699,23 +764,23 @@ static inline uint16_t fp_inline_add_folded_(uint16_t data, uint16_t pseudo)
  *  header, is summed inline. */
 static inline int fp_inline_ipv4_short_(const unsigned char *h)
 {
-	size_t hdr_len = (size_t)(h[0] & 0x0f) * 4;
-	size_t total = (size_t)((h[2] << 8) | h[3]);
+	size_t hdr_len = FP_CAST_(size_t, (h[0] & 0x0f)) * 4;
+	size_t total = FP_CAST_(size_t, ((h[2] << 8) | h[3]));
 	return total < hdr_len || total - hdr_len <= FP_INLINE_MAX;
 }
 
 /** Whether the upper layer of an IPv6 packet is summed inline. */
 static inline int fp_inline_ipv6_short_(const unsigned char *h)
 {
-	return (size_t)((h[4] << 8) | h[5]) <= FP_INLINE_MAX;
+	return FP_CAST_(size_t, ((h[4] << 8) | h[5])) <= FP_INLINE_MAX;
 }
 
 /** DPDK's __rte_ipv4_udptcp_cksum, for an upper layer summed inline. */
 static inline uint16_t fp_inline_ipv4_udptcp_(const void *ipv4_hdr, const void *l4_hdr)
 {
-	const unsigned char *h = (const unsigned char *)ipv4_hdr;
-	size_t hdr_len = (size_t)(h[0] & 0x0f) * 4;
-	size_t total = (size_t)((h[2] << 8) | h[3]);
+	const unsigned char *h = FP_CAST_(const unsigned char *, ipv4_hdr);
+	size_t hdr_len = FP_CAST_(size_t, (h[0] & 0x0f)) * 4;
+	size_t total = FP_CAST_(size_t, ((h[2] << 8) | h[3]));
 	if (total < hdr_len)
 		return 0;
 	return fp_inline_add_folded_(fp_inline_fold_(fp_inline_sum_(l4_hdr, total - hdr_len)),
@@ -725,44 +790,44 @@ static inline uint16_t fp_inline_ipv4_udptcp_(const void *ipv4_hdr, const void *
 /** DPDK's __rte_ipv6_udptcp_cksum, for an upper layer summed inline. */
 static inline uint16_t fp_inline_ipv6_udptcp_(const void *ipv6_hdr, const void *l4_hdr)
 {
-	const unsigned char *h = (const unsigned char *)ipv6_hdr;
-	size_t payload = (size_t)((h[4] << 8) | h[5]);
+	const unsigned char *h = FP_CAST_(const unsigned char *, ipv6_hdr);
+	size_t payload = FP_CAST_(size_t, ((h[4] << 8) | h[5]));
 	return fp_inline_add_folded_(fp_inline_fold_(fp_inline_sum_(l4_hdr, payload)),
 				     fp_ipv6_phdr_cksum_inline_(ipv6_hdr, 0));
 }
 
-static inline uint16_t fp_ipv4_udptcp_cksum_inline_(const void *ipv4_hdr, const void *l4_hdr)
+FP_WARN_UNUSED_RESULT static inline uint16_t fp_ipv4_udptcp_cksum_inline_(const void *ipv4_hdr, const void *l4_hdr)
 {
 	uint16_t cksum;
-	if (!fp_inline_ipv4_short_((const unsigned char *)ipv4_hdr))
+	if (!fp_inline_ipv4_short_(FP_CAST_(const unsigned char *, ipv4_hdr)))
 		return fp_ipv4_udptcp_cksum(ipv4_hdr, l4_hdr);
-	cksum = (uint16_t)~fp_inline_ipv4_udptcp_(ipv4_hdr, l4_hdr);
-	if (cksum == 0 && ((const unsigned char *)ipv4_hdr)[9] == 17)
+	cksum = FP_CAST_(uint16_t, ~fp_inline_ipv4_udptcp_(ipv4_hdr, l4_hdr));
+	if (cksum == 0 && (FP_CAST_(const unsigned char *, ipv4_hdr))[9] == 17)
 		cksum = 0xffff;
 	return cksum;
 }
 
-static inline uint16_t fp_ipv6_udptcp_cksum_inline_(const void *ipv6_hdr, const void *l4_hdr)
+FP_WARN_UNUSED_RESULT static inline uint16_t fp_ipv6_udptcp_cksum_inline_(const void *ipv6_hdr, const void *l4_hdr)
 {
 	uint16_t cksum;
-	if (!fp_inline_ipv6_short_((const unsigned char *)ipv6_hdr))
+	if (!fp_inline_ipv6_short_(FP_CAST_(const unsigned char *, ipv6_hdr)))
 		return fp_ipv6_udptcp_cksum(ipv6_hdr, l4_hdr);
-	cksum = (uint16_t)~fp_inline_ipv6_udptcp_(ipv6_hdr, l4_hdr);
-	if (cksum == 0 && ((const unsigned char *)ipv6_hdr)[6] == 17)
+	cksum = FP_CAST_(uint16_t, ~fp_inline_ipv6_udptcp_(ipv6_hdr, l4_hdr));
+	if (cksum == 0 && (FP_CAST_(const unsigned char *, ipv6_hdr))[6] == 17)
 		cksum = 0xffff;
 	return cksum;
 }
 
-static inline int fp_ipv4_udptcp_cksum_verify_inline_(const void *ipv4_hdr, const void *l4_hdr)
+FP_WARN_UNUSED_RESULT static inline int fp_ipv4_udptcp_cksum_verify_inline_(const void *ipv4_hdr, const void *l4_hdr)
 {
-	if (!fp_inline_ipv4_short_((const unsigned char *)ipv4_hdr))
+	if (!fp_inline_ipv4_short_(FP_CAST_(const unsigned char *, ipv4_hdr)))
 		return fp_ipv4_udptcp_cksum_verify(ipv4_hdr, l4_hdr);
 	return fp_inline_ipv4_udptcp_(ipv4_hdr, l4_hdr) == 0xffff ? 0 : -1;
 }
 
-static inline int fp_ipv6_udptcp_cksum_verify_inline_(const void *ipv6_hdr, const void *l4_hdr)
+FP_WARN_UNUSED_RESULT static inline int fp_ipv6_udptcp_cksum_verify_inline_(const void *ipv6_hdr, const void *l4_hdr)
 {
-	if (!fp_inline_ipv6_short_((const unsigned char *)ipv6_hdr))
+	if (!fp_inline_ipv6_short_(FP_CAST_(const unsigned char *, ipv6_hdr)))
 		return fp_ipv6_udptcp_cksum_verify(ipv6_hdr, l4_hdr);
 	return fp_inline_ipv6_udptcp_(ipv6_hdr, l4_hdr) == 0xffff ? 0 : -1;
 }

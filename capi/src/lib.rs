@@ -24,6 +24,14 @@ use core::mem::MaybeUninit;
 use fp::Checksum;
 use fp::packet::{Error, incremental, l4, partial};
 
+/// The header's version, FP_VERSION_MAJOR.FP_VERSION_MINOR.FP_VERSION_PATCH,
+/// for the preprocessor; `fp_version()` gives the library's, at run time.
+pub const FP_VERSION_MAJOR: u32 = 0;
+/// The header's minor version.
+pub const FP_VERSION_MINOR: u32 = 1;
+/// The header's patch version.
+pub const FP_VERSION_PATCH: u32 = 0;
+
 /// The `ol_flags` bit of DPDK's `RTE_MBUF_F_TX_TCP_SEG` (TCP segmentation
 /// offload): given to `fp_ipv4_phdr_cksum` or `fp_ipv6_phdr_cksum`, the
 /// pseudo-header sum leaves out the length, as the NIC adds each segment's.
@@ -225,6 +233,7 @@ fn sum(bytes: &[u8]) -> u16 {
 /// # Safety
 ///
 /// `buf` must be valid for reads of `len` bytes (or `len` 0).
+#[must_use]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fp_checksum(buf: *const c_void, len: usize) -> u16 {
     // SAFETY: the caller's guarantee.
@@ -238,6 +247,7 @@ pub unsafe extern "C" fn fp_checksum(buf: *const c_void, len: usize) -> u16 {
 /// # Safety
 ///
 /// `buf` must be valid for reads of `len` bytes (or `len` 0).
+#[must_use]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fp_raw_cksum(buf: *const c_void, len: usize) -> u16 {
     // SAFETY: the caller's guarantee.
@@ -314,6 +324,7 @@ pub unsafe extern "C" fn fp_csum_combine(state: *mut fp_csum, next: *const fp_cs
 /// # Safety
 ///
 /// `state` must point to a started state.
+#[must_use]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fp_csum_finish(state: *const fp_csum) -> u16 {
     // SAFETY: the caller's guarantee.
@@ -326,6 +337,7 @@ pub unsafe extern "C" fn fp_csum_finish(state: *const fp_csum) -> u16 {
 /// # Safety
 ///
 /// `state` must point to a started state.
+#[must_use]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fp_csum_raw(state: *const fp_csum) -> u16 {
     // SAFETY: the caller's guarantee.
@@ -340,6 +352,7 @@ pub unsafe extern "C" fn fp_csum_raw(state: *const fp_csum) -> u16 {
 ///
 /// `iov` must point to `iovcnt` vectors (or `iovcnt` be 0), each valid for
 /// reads of its bytes.
+#[must_use]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fp_checksum_iov(iov: *const iovec, iovcnt: usize) -> u16 {
     let mut sum = Checksum::new();
@@ -370,6 +383,7 @@ pub unsafe extern "C" fn fp_checksum_iov(iov: *const iovec, iovcnt: usize) -> u1
 ///
 /// `iov` must point to `iovcnt` vectors (or `iovcnt` be 0), each valid for
 /// reads of its bytes, and `cksum` be valid for writes.
+#[must_use]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fp_raw_cksum_iov(
     iov: *const iovec,
@@ -420,6 +434,7 @@ pub unsafe extern "C" fn fp_raw_cksum_iov(
 ///
 /// `src` must be valid for reads and `dst` for writes of `len` bytes (or
 /// `len` 0), and the two must not overlap.
+#[must_use]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fp_copy_checksum(dst: *mut c_void, src: *const c_void, len: usize) -> u16 {
     // SAFETY: the caller's guarantees; they don't overlap.
@@ -467,10 +482,20 @@ pub unsafe extern "C" fn fp_fill_nontemporal(dst: *mut c_void, value: u8, len: u
     fp::fill_nontemporal(unsafe { bytes_mut(dst, len) }, value);
 }
 
+/// The library's version, "MAJOR.MINOR.PATCH", a static string: the
+/// version of the library the program runs with, which may be newer than
+/// the header's `FP_VERSION_*` it was built with.
+#[must_use]
+#[unsafe(no_mangle)]
+pub extern "C" fn fp_version() -> *const c_char {
+    concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr().cast()
+}
+
 /// The name of the kernels' tier chosen for this process: "portable",
 /// "sse2", "neon", "avx2" or "avx512" (chosen at the first call of any
 /// function, from the CPU and the `FASTPATH_TIER` environment variable). A
 /// static string.
+#[must_use]
 #[unsafe(no_mangle)]
 pub extern "C" fn fp_active_tier() -> *const c_char {
     let name: &'static core::ffi::CStr = match fp::active_tier() {
@@ -485,6 +510,7 @@ pub extern "C" fn fp_active_tier() -> *const c_char {
 }
 
 /// A description of an `fp_error` code, as a static string.
+#[must_use]
 #[unsafe(no_mangle)]
 pub extern "C" fn fp_strerror(error: c_int) -> *const c_char {
     let text: &'static core::ffi::CStr = match error {
@@ -536,6 +562,7 @@ unsafe fn be16_at(ptr: *const u8, at: usize) -> u16 {
 ///
 /// `ipv4_hdr` must be valid for reads of the header's length (IHL × 4
 /// bytes, at most 60).
+#[must_use]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fp_ipv4_cksum(ipv4_hdr: *const c_void) -> u16 {
     // SAFETY: the caller guarantees the header's bytes.
@@ -551,6 +578,7 @@ pub unsafe extern "C" fn fp_ipv4_cksum(ipv4_hdr: *const c_void) -> u16 {
 /// # Safety
 ///
 /// `ipv4_hdr` must be valid for reads of 20 bytes.
+#[must_use]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fp_ipv4_phdr_cksum(ipv4_hdr: *const c_void, ol_flags: u64) -> u16 {
     // SAFETY: the caller guarantees 20 bytes.
@@ -584,6 +612,7 @@ unsafe fn ipv4_phdr(header: *const u8, ol_flags: u64) -> u16 {
 /// # Safety
 ///
 /// `ipv6_hdr` must be valid for reads of 40 bytes.
+#[must_use]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fp_ipv6_phdr_cksum(ipv6_hdr: *const c_void, ol_flags: u64) -> u16 {
     // SAFETY: the caller guarantees 40 bytes.
@@ -664,6 +693,7 @@ unsafe fn ipv6_udptcp(header: *const u8, l4: *const u8) -> u16 {
 ///
 /// `ipv4_hdr` must be valid for reads of its IHL × 4 bytes (at least 20),
 /// and `l4_hdr` of the upper layer's.
+#[must_use]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fp_ipv4_udptcp_cksum(
     ipv4_hdr: *const c_void,
@@ -688,6 +718,7 @@ pub unsafe extern "C" fn fp_ipv4_udptcp_cksum(
 ///
 /// `ipv6_hdr` must be valid for reads of 40 bytes, and `l4_hdr` of the
 /// Payload Length's.
+#[must_use]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fp_ipv6_udptcp_cksum(
     ipv6_hdr: *const c_void,
@@ -711,6 +742,7 @@ pub unsafe extern "C" fn fp_ipv6_udptcp_cksum(
 /// # Safety
 ///
 /// As `fp_ipv4_udptcp_cksum`.
+#[must_use]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fp_ipv4_udptcp_cksum_verify(
     ipv4_hdr: *const c_void,
@@ -731,6 +763,7 @@ pub unsafe extern "C" fn fp_ipv4_udptcp_cksum_verify(
 /// # Safety
 ///
 /// As `fp_ipv6_udptcp_cksum`.
+#[must_use]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fp_ipv6_udptcp_cksum_verify(
     ipv6_hdr: *const c_void,
@@ -780,6 +813,7 @@ unsafe fn put(out: *mut u16, value: u16) {
 /// `packet` must be null or valid for reads of `len` bytes (or `len` 0),
 /// and `cksum` null or valid for writes: a null `cksum`, or a null `packet`
 /// with `len` above 0, gives `FP_ERR_NULL`.
+#[must_use]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fp_l4_checksum(
     packet: *const c_void,
@@ -810,6 +844,7 @@ pub unsafe extern "C" fn fp_l4_checksum(
 ///
 /// `packet` must be null or valid for reads of `len` bytes (or `len` 0):
 /// null with `len` above 0 gives `FP_ERR_NULL`.
+#[must_use]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fp_l4_verify(packet: *const c_void, len: usize) -> c_int {
     // SAFETY: the caller's guarantee.
@@ -828,6 +863,7 @@ pub unsafe extern "C" fn fp_l4_verify(packet: *const c_void, len: usize) -> c_in
 /// `packet` must be null or valid for reads and writes of `len` bytes (or
 /// `len` 0; null with `len` above 0 gives `FP_ERR_NULL`), and `cksum` null
 /// or valid for writes.
+#[must_use]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fp_l4_write_checksum(
     packet: *mut c_void,
@@ -857,6 +893,7 @@ pub unsafe extern "C" fn fp_l4_write_checksum(
 ///
 /// `headers` must be null or valid for reads of `len` bytes (or `len` 0):
 /// null with `len` above 0 gives `FP_ERR_NULL`.
+#[must_use]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fp_l4_verify_complete(
     headers: *const c_void,
@@ -886,6 +923,7 @@ pub unsafe extern "C" fn fp_l4_verify_complete(
 ///
 /// `packet` must be null or valid for reads and writes of `len` bytes (or
 /// `len` 0): null with `len` above 0 gives `FP_ERR_NULL`.
+#[must_use]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fp_partial_complete(
     packet: *mut c_void,
@@ -919,6 +957,7 @@ pub unsafe extern "C" fn fp_partial_complete(
 ///
 /// `packet` must be valid for reads and writes of `len` bytes (or `len`
 /// 0), `csum_start` and `csum_offset` null or valid for writes.
+#[must_use]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fp_partial_write_seed(
     packet: *mut c_void,
@@ -951,6 +990,7 @@ pub unsafe extern "C" fn fp_partial_write_seed(
 /// A checksum updated for a 16-bit word of the data changed from
 /// `old_value` to `new_value` (RFC 1624, eqn. 3), all three in network
 /// byte order as read from the packet: the TTL and protocol word, a port.
+#[must_use]
 #[unsafe(no_mangle)]
 pub extern "C" fn fp_csum_update16(cksum: u16, old_value: u16, new_value: u16) -> u16 {
     stored(incremental::update16(
@@ -962,6 +1002,7 @@ pub extern "C" fn fp_csum_update16(cksum: u16, old_value: u16, new_value: u16) -
 
 /// As `fp_csum_update16` for a 32-bit value changed (an IPv4 address), the
 /// three in network byte order.
+#[must_use]
 #[unsafe(no_mangle)]
 pub extern "C" fn fp_csum_update32(cksum: u16, old_value: u32, new_value: u32) -> u16 {
     stored(incremental::update32(
@@ -977,6 +1018,7 @@ pub extern "C" fn fp_csum_update32(cksum: u16, old_value: u32, new_value: u32) -
 /// # Safety
 ///
 /// `old_value` and `new_value` must be valid for reads of 16 bytes.
+#[must_use]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fp_csum_update128(
     cksum: u16,
@@ -1007,6 +1049,7 @@ pub unsafe extern "C" fn fp_csum_update128(
 /// for reads of `new_len` (either length may be 0), not inside `packet`,
 /// and `cksum` null or valid for writes; `packet` or `new_bytes` null with
 /// its length above 0 gives `FP_ERR_NULL`.
+#[must_use]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fp_csum_replace(
     packet: *mut c_void,
@@ -1036,6 +1079,16 @@ mod tests {
     use super::*;
 
     const NULL: c_int = fp_error::FP_ERR_NULL as c_int;
+
+    /// The header's version is the crate's, and so is `fp_version()`'s.
+    #[test]
+    fn the_version_is_the_crates() {
+        let version = format!("{FP_VERSION_MAJOR}.{FP_VERSION_MINOR}.{FP_VERSION_PATCH}");
+        assert_eq!(version, env!("CARGO_PKG_VERSION"));
+        // SAFETY: fp_version returns a static NUL-terminated string.
+        let text = unsafe { core::ffi::CStr::from_ptr(fp_version()) };
+        assert_eq!(text.to_str(), Ok(env!("CARGO_PKG_VERSION")));
+    }
 
     /// An IPv4 packet carrying UDP with its checksum right.
     fn udp_packet() -> Vec<u8> {

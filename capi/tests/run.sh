@@ -107,7 +107,7 @@ one_check() {
 
 seed=${FP_DIFF_SEED:-}
 src=$here/dpdk_diff.c
-base_flags="-O2 -std=c11 -Wall -Wextra -Werror -DALLOW_EXPERIMENTAL_API"
+base_flags="-O2 -std=c11 -Wall -Wextra -Wshadow -Werror -DALLOW_EXPERIMENTAL_API"
 
 step "install the library: capi/install.sh $prefix"
 x sh "$root/capi/install.sh" "$prefix"
@@ -162,10 +162,10 @@ diff_run "dpdk_diff, FP_NO_INLINE" env FP_DIFF_QUICK=1 "$tmp/dpdk_diff_noinline"
 
 step "the header from C++: compile capi/tests/cxx_header.cpp, link and run it"
 # shellcheck disable=SC2046,SC2086
-one_check "cxx_header.cpp compiles" "$CXX" -std=c++11 -Wall -Wextra -Werror \
+one_check "cxx_header.cpp compiles" "$CXX" -std=c++11 -Wall -Wextra -Wshadow -Wold-style-cast -Werror \
 	-c "$here/cxx_header.cpp" -o "$tmp/cxx_header.o" $(pkg-config --cflags fastpath)
 # shellcheck disable=SC2046,SC2086
-one_check "cxx_header.cpp compiles with FP_NO_INLINE" "$CXX" -std=c++11 -Wall -Wextra -Werror \
+one_check "cxx_header.cpp compiles with FP_NO_INLINE" "$CXX" -std=c++11 -Wall -Wextra -Wshadow -Wold-style-cast -Werror \
 	-DFP_NO_INLINE -c "$here/cxx_header.cpp" -o "$tmp/cxx_header_noinline.o" $(pkg-config --cflags fastpath)
 if [ -f "$tmp/cxx_header.o" ]; then
 	# shellcheck disable=SC2046,SC2086
@@ -202,7 +202,13 @@ int main(void)
 	ok &= fp_l4_write_checksum(packet, sizeof(packet), &l4) == 0;
 	ok &= packet[26] == 0x6e && packet[27] == 0x7e;
 	ok &= fp_l4_verify(packet, sizeof(packet)) == 1;
-	printf("app: %s (tier %s)\n", ok ? "ok" : "FAILED", fp_active_tier());
+	/* The library's version is the header's. */
+	char version[32];
+	snprintf(version, sizeof(version), "%d.%d.%d", FP_VERSION_MAJOR, FP_VERSION_MINOR,
+		 FP_VERSION_PATCH);
+	ok &= strcmp(version, fp_version()) == 0;
+	printf("app: %s (fastpath %s, tier %s)\n", ok ? "ok" : "FAILED", fp_version(),
+	       fp_active_tier());
 	return ok ? 0 : 1;
 }
 EOF
