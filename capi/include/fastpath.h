@@ -74,6 +74,20 @@
 #define FP_TX_TCP_SEG 1125899906842624
 
 /**
+ * Which address, and port, a rewrite changes.
+ */
+enum fp_endpoint {
+  /**
+   * The source address and port (source NAT, masquerading).
+   */
+  FP_SOURCE = 0,
+  /**
+   * The destination address and port (destination NAT, port forwarding).
+   */
+  FP_DESTINATION = 1,
+};
+
+/**
  * The error codes of the functions that parse a packet: 0 for success,
  * negative for an error. `fp_strerror` describes each.
  */
@@ -539,6 +553,67 @@ int fp_partial_write_seed(void *packet,
                           uint64_t ol_flags,
                           size_t *csum_start,
                           size_t *csum_offset);
+
+/**
+ * Rewrites the source or destination address of the IPv4 packet of `len`
+ * bytes at `packet` to the 4 bytes at `address` (network byte order, as in
+ * the header), and the port to `*port` (network byte order) unless `port`
+ * is null, updating the header checksum and the TCP, UDP or UDP-Lite
+ * checksum incrementally (RFC 1624), as a NAT does: a checksum that was
+ * right stays right, one that was wrong stays wrong by the same amount.
+ * Returns 0, or an `fp_error` and writes nothing: a malformed header, a
+ * TCP or UDP header cut short, lengths that don't fit, or a port to set
+ * where the packet has none (a later fragment, another protocol).
+ *
+ * # Safety
+ *
+ * `packet` must be null or valid for reads and writes of `len` bytes (or
+ * `len` 0), `address` null or valid for reads of 4 bytes, `port` null or
+ * valid for reads; a null `packet` with `len` above 0, or a null
+ * `address`, gives `FP_ERR_NULL`.
+ */
+FP_WARN_UNUSED_RESULT
+int fp_ipv4_rewrite(void *packet,
+                    size_t len,
+                    enum fp_endpoint endpoint,
+                    const void *address,
+                    const uint16_t *port);
+
+/**
+ * Rewrites the source or destination address of the IPv6 packet of `len`
+ * bytes at `packet` to the 16 bytes at `address`, and the port unless
+ * `port` is null, as `fp_ipv4_rewrite` does, updating the TCP, UDP,
+ * UDP-Lite or ICMPv6 checksum (a destination that is not the final one,
+ * behind a routing header with segments left, is not in the
+ * pseudo-header, and leaves it alone). Returns 0 or an `fp_error`
+ * (`FP_ERR_ROUTING_TYPE` for a routing header of an unknown type), and
+ * then writes nothing.
+ *
+ * # Safety
+ *
+ * As `fp_ipv4_rewrite`, with 16 bytes at `address`.
+ */
+FP_WARN_UNUSED_RESULT
+int fp_ipv6_rewrite(void *packet,
+                    size_t len,
+                    enum fp_endpoint endpoint,
+                    const void *address,
+                    const uint16_t *port);
+
+/**
+ * Verifies the upper layer's checksum of the packet made of the bytes of
+ * `iovcnt` I/O vectors taken one after the other, however it is split
+ * (inside a header too): what `fp_l4_verify` says of their concatenation,
+ * with no copy of the data. 1 if it is correct, 0 if not, or a negative
+ * `fp_error`.
+ *
+ * # Safety
+ *
+ * `iov` must be null or point to `iovcnt` vectors (or `iovcnt` be 0), each
+ * null or valid for reads of its bytes: a null `iov` with `iovcnt` above
+ * 0, or a null base with a length above 0, gives `FP_ERR_NULL`.
+ */
+FP_WARN_UNUSED_RESULT int fp_l4_verify_iov(const struct iovec *iov, size_t iovcnt);
 
 /**
  * A checksum updated for a 16-bit word of the data changed from

@@ -987,6 +987,153 @@ pub unsafe extern "C" fn fp_partial_write_seed(
     })
 }
 
+/// Which address, and port, a rewrite changes.
+#[repr(C)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum fp_endpoint {
+    /// The source address and port (source NAT, masquerading).
+    FP_SOURCE = 0,
+    /// The destination address and port (destination NAT, port forwarding).
+    FP_DESTINATION = 1,
+}
+
+impl From<fp_endpoint> for incremental::Endpoint {
+    fn from(endpoint: fp_endpoint) -> incremental::Endpoint {
+        match endpoint {
+            fp_endpoint::FP_SOURCE => incremental::Endpoint::Source,
+            fp_endpoint::FP_DESTINATION => incremental::Endpoint::Destination,
+        }
+    }
+}
+
+/// The port at `port`, in network byte order, if `port` is not null.
+///
+/// # Safety
+///
+/// `port` must be null or valid for reads.
+unsafe fn port_at(port: *const u16) -> Option<u16> {
+    // SAFETY: the caller's guarantee.
+    (!port.is_null()).then(|| value(unsafe { port.read_unaligned() }))
+}
+
+/// Rewrites the source or destination address of the IPv4 packet of `len`
+/// bytes at `packet` to the 4 bytes at `address` (network byte order, as in
+/// the header), and the port to `*port` (network byte order) unless `port`
+/// is null, updating the header checksum and the TCP, UDP or UDP-Lite
+/// checksum incrementally (RFC 1624), as a NAT does: a checksum that was
+/// right stays right, one that was wrong stays wrong by the same amount.
+/// Returns 0, or an `fp_error` and writes nothing: a malformed header, a
+/// TCP or UDP header cut short, lengths that don't fit, or a port to set
+/// where the packet has none (a later fragment, another protocol).
+///
+/// # Safety
+///
+/// `packet` must be null or valid for reads and writes of `len` bytes (or
+/// `len` 0), `address` null or valid for reads of 4 bytes, `port` null or
+/// valid for reads; a null `packet` with `len` above 0, or a null
+/// `address`, gives `FP_ERR_NULL`.
+#[must_use]
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fp_ipv4_rewrite(
+    packet: *mut c_void,
+    len: usize,
+    endpoint: fp_endpoint,
+    address: *const c_void,
+    port: *const u16,
+) -> c_int {
+    if address.is_null() {
+        return fp_error::FP_ERR_NULL as c_int;
+    }
+    // SAFETY: the caller's guarantees.
+    let packet = match unsafe { checked_mut(packet, len) } {
+        Ok(packet) => packet,
+        Err(code) => return code,
+    };
+    // SAFETY: `address` is not null, and valid for reads of its bytes, and
+    // `port` null or valid for reads, as the caller guarantees.
+    let (address, port) = unsafe { (address.cast::<[u8; 4]>().read_unaligned(), port_at(port)) };
+    code(
+        incremental::rewrite_ipv4(packet, endpoint.into(), address, port),
+        |()| 0,
+    )
+}
+
+/// Rewrites the source or destination address of the IPv6 packet of `len`
+/// bytes at `packet` to the 16 bytes at `address`, and the port unless
+/// `port` is null, as `fp_ipv4_rewrite` does, updating the TCP, UDP,
+/// UDP-Lite or ICMPv6 checksum (a destination that is not the final one,
+/// behind a routing header with segments left, is not in the
+/// pseudo-header, and leaves it alone). Returns 0 or an `fp_error`
+/// (`FP_ERR_ROUTING_TYPE` for a routing header of an unknown type), and
+/// then writes nothing.
+///
+/// # Safety
+///
+/// As `fp_ipv4_rewrite`, with 16 bytes at `address`.
+#[must_use]
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fp_ipv6_rewrite(
+    packet: *mut c_void,
+    len: usize,
+    endpoint: fp_endpoint,
+    address: *const c_void,
+    port: *const u16,
+) -> c_int {
+    if address.is_null() {
+        return fp_error::FP_ERR_NULL as c_int;
+    }
+    // SAFETY: the caller's guarantees.
+    let packet = match unsafe { checked_mut(packet, len) } {
+        Ok(packet) => packet,
+        Err(code) => return code,
+    };
+    // SAFETY: `address` is not null, and valid for reads of its bytes, and
+    // `port` null or valid for reads, as the caller guarantees.
+    let (address, port) = unsafe { (address.cast::<[u8; 16]>().read_unaligned(), port_at(port)) };
+    code(
+        incremental::rewrite_ipv6(packet, endpoint.into(), address, port),
+        |()| 0,
+    )
+}
+
+/// Verifies the upper layer's checksum of the packet made of the bytes of
+/// `iovcnt` I/O vectors taken one after the other, however it is split
+/// (inside a header too): what `fp_l4_verify` says of their concatenation,
+/// with no copy of the data. 1 if it is correct, 0 if not, or a negative
+/// `fp_error`.
+///
+/// # Safety
+///
+/// `iov` must be null or point to `iovcnt` vectors (or `iovcnt` be 0), each
+/// null or valid for reads of its bytes: a null `iov` with `iovcnt` above
+/// 0, or a null base with a length above 0, gives `FP_ERR_NULL`.
+#[must_use]
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fp_l4_verify_iov(iov: *const iovec, iovcnt: usize) -> c_int {
+    if iov.is_null() && iovcnt != 0 {
+        return fp_error::FP_ERR_NULL as c_int;
+    }
+    let vectors: &[iovec] = if iovcnt == 0 {
+        &[]
+    } else {
+        // SAFETY: `iov` is not null, and points to `iovcnt` vectors, as the
+        // caller guarantees.
+        unsafe { core::slice::from_raw_parts(iov, iovcnt) }
+    };
+    if vectors
+        .iter()
+        .any(|v| v.iov_base.is_null() && v.iov_len != 0)
+    {
+        return fp_error::FP_ERR_NULL as c_int;
+    }
+    // SAFETY: each vector's base is valid for its length, or the length is
+    // 0, as the caller guarantees and the check above leaves.
+    let segments = vectors
+        .iter()
+        .map(|v| unsafe { bytes(v.iov_base, v.iov_len) });
+    code(l4::verify_vectored(segments), c_int::from)
+}
+
 /// A checksum updated for a 16-bit word of the data changed from
 /// `old_value` to `new_value` (RFC 1624, eqn. 3), all three in network
 /// byte order as read from the packet: the TTL and protocol word, a port.
@@ -1149,6 +1296,157 @@ mod tests {
             assert_eq!(fp_raw_cksum_iov(segments.as_ptr(), 0, 0, 0, null_mut()), -1);
             assert_eq!((out, start, offset), (0x1234, 7, 7));
             assert_eq!(copy, packet);
+        }
+    }
+
+    /// The NAT rewrites give what the Rust functions give, byte for byte,
+    /// and the same errors.
+    #[test]
+    fn rewrites_are_the_rust_ones() {
+        let packet = udp_packet();
+        let address = [203u8, 0, 113, 7];
+        let port = 40000u16.to_be();
+        for endpoint in [fp_endpoint::FP_SOURCE, fp_endpoint::FP_DESTINATION] {
+            for with_port in [false, true] {
+                let mut ours = packet.clone();
+                let mut theirs = packet.clone();
+                let port = if with_port {
+                    &port as *const u16
+                } else {
+                    null()
+                };
+                // SAFETY: the buffers and the address are valid.
+                let code = unsafe {
+                    fp_ipv4_rewrite(
+                        ours.as_mut_ptr().cast(),
+                        ours.len(),
+                        endpoint,
+                        address.as_ptr().cast(),
+                        port,
+                    )
+                };
+                let expected = incremental::rewrite_ipv4(
+                    &mut theirs,
+                    endpoint.into(),
+                    address,
+                    with_port.then_some(40000),
+                );
+                assert_eq!(
+                    (code, &ours),
+                    (if expected.is_ok() { 0 } else { -1 }, &theirs)
+                );
+                assert_eq!(l4::verify(&ours), Ok(true));
+            }
+        }
+        // An error writes nothing: a packet cut inside its UDP header.
+        let mut cut = packet[..24].to_vec();
+        // SAFETY: as above.
+        let code = unsafe {
+            fp_ipv4_rewrite(
+                cut.as_mut_ptr().cast(),
+                cut.len(),
+                fp_endpoint::FP_SOURCE,
+                address.as_ptr().cast(),
+                null(),
+            )
+        };
+        assert_eq!(code, fp_error::FP_ERR_TRUNCATED as c_int);
+        assert_eq!(cut, packet[..24]);
+        // IPv6: UDP from [::1]:1024 to [::2]:53, then fd00::9:5353.
+        let mut v6 = vec![0u8; 52];
+        v6[0] = 0x60;
+        v6[5] = 12;
+        v6[6] = 17;
+        v6[23] = 1;
+        v6[39] = 2;
+        v6[40..52].copy_from_slice(&[
+            0x04, 0x00, 0x00, 0x35, 0x00, 0x0c, 0, 0, b'p', b'i', b'n', b'g',
+        ]);
+        l4::write_checksum(&mut v6).unwrap();
+        let mut new = [0u8; 16];
+        new[..2].copy_from_slice(&[0xfd, 0x00]);
+        new[15] = 9;
+        let mut theirs = v6.clone();
+        incremental::rewrite_ipv6(
+            &mut theirs,
+            incremental::Endpoint::Destination,
+            new,
+            Some(5353),
+        )
+        .unwrap();
+        let port = 5353u16.to_be();
+        // SAFETY: as above.
+        let code = unsafe {
+            fp_ipv6_rewrite(
+                v6.as_mut_ptr().cast(),
+                v6.len(),
+                fp_endpoint::FP_DESTINATION,
+                new.as_ptr().cast(),
+                &port,
+            )
+        };
+        assert_eq!((code, &v6), (0, &theirs));
+        // SAFETY: null pointers, which the functions check.
+        unsafe {
+            assert_eq!(
+                fp_ipv4_rewrite(
+                    v6.as_mut_ptr().cast(),
+                    v6.len(),
+                    fp_endpoint::FP_SOURCE,
+                    null(),
+                    null()
+                ),
+                NULL
+            );
+            assert_eq!(
+                fp_ipv6_rewrite(
+                    null_mut(),
+                    5,
+                    fp_endpoint::FP_SOURCE,
+                    new.as_ptr().cast(),
+                    null()
+                ),
+                NULL
+            );
+        }
+    }
+
+    /// `fp_l4_verify_iov` says what `fp_l4_verify` says of the whole packet,
+    /// however it is split, and what `l4::verify_vectored` says.
+    #[test]
+    fn verify_iov_is_verify_of_the_whole() {
+        let good = udp_packet();
+        let mut bad = good.clone();
+        bad[30] ^= 1;
+        for packet in [&good, &bad] {
+            // SAFETY: the packet's bytes.
+            let whole = unsafe { fp_l4_verify(packet.as_ptr().cast(), packet.len()) };
+            for a in 0..=packet.len() {
+                for b in a..=packet.len() {
+                    let pieces = [&packet[..a], &packet[a..b], &packet[b..]];
+                    let iov = pieces.map(|p| iovec {
+                        iov_base: p.as_ptr().cast_mut().cast(),
+                        iov_len: p.len(),
+                    });
+                    // SAFETY: three vectors over the packet.
+                    let split = unsafe { fp_l4_verify_iov(iov.as_ptr(), iov.len()) };
+                    assert_eq!(split, whole, "split at {a} and {b}");
+                    assert_eq!(code(l4::verify_vectored(pieces), c_int::from), whole);
+                }
+            }
+        }
+        let holes = [iovec {
+            iov_base: null_mut(),
+            iov_len: 3,
+        }];
+        // SAFETY: null pointers, which the function checks.
+        unsafe {
+            assert_eq!(fp_l4_verify_iov(null(), 2), NULL);
+            assert_eq!(fp_l4_verify_iov(holes.as_ptr(), 1), NULL);
+            assert_eq!(
+                fp_l4_verify_iov(null(), 0),
+                fp_error::FP_ERR_TRUNCATED as c_int
+            );
         }
     }
 
