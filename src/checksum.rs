@@ -60,14 +60,16 @@ pub fn checksum(data: &[u8]) -> u16 {
     }
 }
 
-/// The Internet checksum of the concatenation of `bufs` (scatter-gather),
-/// whatever their lengths.
+/// The Internet checksum (RFC 1071) of the concatenation of `bufs`
+/// (scatter-gather), whatever their lengths: the plain sum of any bytes,
+/// not [`packet::l4::checksum_vectored`](crate::packet::l4::checksum_vectored),
+/// the TCP or UDP checksum with its pseudo-header.
 ///
 /// `bufs` is anything that iterates over byte buffers (`AsRef<[u8]>`):
 /// arrays or slices of `&[u8]`, `Vec<u8>`s, `bytes::Bytes`. A slice of
 /// `std::io::IoSlice`, which dereferences to `[u8]` but is not
-/// `AsRef<[u8]>`, goes through `.iter().map(|s| &**s)`: no bound can take
-/// both it and `&[&[u8]]`.
+/// `AsRef<[u8]>`, goes to [`checksum_io_slices`] (with `std`) or through
+/// `.iter().map(|s| &**s)`: no bound can take both it and `&[&[u8]]`.
 ///
 /// ```
 /// let data = [0x00, 0x01, 0xf2, 0x03, 0xf4, 0xf5, 0xf6, 0xf7];
@@ -87,6 +89,22 @@ where
     let mut sum = Checksum::new();
     sum.update_vectored(bufs);
     sum.finish()
+}
+
+/// [`checksum_vectored`] over the `IoSlice`s of vectored I/O, as they are.
+///
+/// ```
+/// use std::io::IoSlice;
+///
+/// let data = [0x00, 0x01, 0xf2, 0x03, 0xf4, 0xf5, 0xf6, 0xf7];
+/// let io = [IoSlice::new(&data[..5]), IoSlice::new(&data[5..])];
+/// assert_eq!(fastpath::checksum_io_slices(&io), fastpath::checksum(&data));
+/// ```
+#[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+#[must_use]
+pub fn checksum_io_slices(bufs: &[std::io::IoSlice<'_>]) -> u16 {
+    checksum_vectored(bufs.iter().map(|s| &**s))
 }
 
 /// A running Internet checksum over data that arrives in pieces.

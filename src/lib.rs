@@ -54,6 +54,8 @@ pub mod reference;
 mod tier;
 
 pub use cache::{Caches, caches};
+#[cfg(feature = "std")]
+pub use checksum::checksum_io_slices;
 pub use checksum::{Checksum, checksum, checksum_vectored};
 pub use copy::{
     LengthMismatch, copy, copy_checksum, copy_checksum_uninit, copy_uninit, try_copy_checksum,

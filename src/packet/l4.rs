@@ -52,6 +52,8 @@ use crate::Checksum;
 
 mod vectored;
 
+#[cfg(feature = "std")]
+pub use vectored::{checksum_io_slices, verify_io_slices};
 pub use vectored::{checksum_vectored, verify_vectored, write_checksum_vectored};
 
 /// Where an upper-layer checksum is, and what it covers.

@@ -143,6 +143,36 @@ impl Address<16> for core::net::Ipv6Addr {
     }
 }
 
+/// An IPv4 address as the `u32` whose big-endian bytes it is, as
+/// `Ipv4Addr::from(u32)` reads one: `0xc0a8_0001` is 192.168.0.1.
+///
+/// ```
+/// use fastpath::packet::Address;
+///
+/// assert_eq!(Address::octets(0xc0a8_0001u32), [192, 168, 0, 1]);
+/// ```
+impl Address<4> for u32 {
+    #[inline]
+    fn octets(self) -> [u8; 4] {
+        self.to_be_bytes()
+    }
+}
+
+/// An IPv6 address as the `u128` whose big-endian bytes it is, as
+/// `Ipv6Addr::from(u128)` reads one.
+///
+/// ```
+/// use fastpath::packet::Address;
+///
+/// assert_eq!(Address::octets(1u128)[15], 1);
+/// ```
+impl Address<16> for u128 {
+    #[inline]
+    fn octets(self) -> [u8; 16] {
+        self.to_be_bytes()
+    }
+}
+
 /// Any of the above by reference.
 impl<const N: usize, T: Address<N> + Copy> Address<N> for &T {
     #[inline]

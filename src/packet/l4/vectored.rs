@@ -20,15 +20,18 @@ use crate::packet::{Error, be16, checks, put16};
 /// across segments need the `std` feature.
 const SPLIT_HEADERS_MAX: usize = 256;
 
-/// The checksum that the upper layer (TCP, UDP, ICMPv4, ICMPv6) of the IP
-/// packet made of `segments`, one after the other, should carry: what
+/// The TCP, UDP, ICMPv4 or ICMPv6 checksum, pseudo-header included, of the
+/// IP packet made of `segments` (not [`crate::checksum_vectored`], the
+/// plain RFC 1071 sum of any bytes): the checksum that the upper layer of
+/// the packet, one segment after the other, should carry: what
 /// [`checksum`](super::checksum) gives for their concatenation, value and
 /// errors alike, however the packet is split.
 ///
 /// `segments` is anything that iterates over byte buffers: `[&[u8]; N]`,
 /// `&Vec<Vec<u8>>`, a `Vec` of `bytes::Bytes`, `slice::chunks`; for a slice
 /// of `IoSlice` (which dereferences to `[u8]` but is not `AsRef<[u8]>`),
-/// `slices.iter().map(|s| &**s)`. The checksum
+/// [`checksum_io_slices`] (with `std`) or `slices.iter().map(|s| &**s)`.
+/// The checksum
 /// field is read as zero wherever it lies, and the segments after the data
 /// that the headers declare are not read (Ethernet padding, a trailer).
 ///
@@ -87,6 +90,46 @@ where
         sum,
     } = scan(segments)?;
     located.verdict(stored, || Ok(checks(sum?, stored)))
+}
+
+/// [`checksum_vectored`] over the `IoSlice`s of vectored I/O, as they are.
+///
+/// ```
+/// use std::io::IoSlice;
+/// use fastpath::packet::l4;
+///
+/// let packet = [
+///     0x45, 0x00, 0x00, 0x1c, 0x00, 0x00, 0x00, 0x00, 0x40, 0x01, 0x00, 0x00,
+///     0x0a, 0x00, 0x00, 0x01, 0x0a, 0x00, 0x00, 0x02,
+///     0x08, 0x00, 0x00, 0x00, 0x12, 0x34, 0x00, 0x01,
+/// ];
+/// let io = [IoSlice::new(&packet[..24]), IoSlice::new(&packet[24..])];
+/// assert_eq!(l4::checksum_io_slices(&io), Ok(0xe5ca));
+/// ```
+#[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+pub fn checksum_io_slices(segments: &[std::io::IoSlice<'_>]) -> Result<u16, Error> {
+    checksum_vectored(segments.iter().map(|s| &**s))
+}
+
+/// [`verify_vectored`] over the `IoSlice`s of vectored I/O, as they are.
+///
+/// ```
+/// use std::io::IoSlice;
+/// use fastpath::packet::l4;
+///
+/// let packet = [
+///     0x45, 0x00, 0x00, 0x1c, 0x00, 0x00, 0x00, 0x00, 0x40, 0x01, 0x00, 0x00,
+///     0x0a, 0x00, 0x00, 0x01, 0x0a, 0x00, 0x00, 0x02,
+///     0x08, 0x00, 0xe5, 0xca, 0x12, 0x34, 0x00, 0x01,
+/// ];
+/// let io = [IoSlice::new(&packet[..13]), IoSlice::new(&packet[13..])];
+/// assert_eq!(l4::verify_io_slices(&io), Ok(true));
+/// ```
+#[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+pub fn verify_io_slices(segments: &[std::io::IoSlice<'_>]) -> Result<bool, Error> {
+    verify_vectored(segments.iter().map(|s| &**s))
 }
 
 /// Computes the upper layer's checksum of the packet made of `headers`
