@@ -776,6 +776,13 @@ proptest! {
         device.update(built.l4());
         let headers = &built.bytes[..built.field + 2 + extra.index(built.bytes.len() - built.field - 1)];
         prop_assert_eq!(l4::verify_complete(headers, device.sum()), l4::verify(&built.bytes));
+        // The sum from the IP header on, as a NIC gives it.
+        let mut from_ip = fastpath::Checksum::new();
+        from_ip.update(&built.bytes[..built.l4_end]);
+        prop_assert_eq!(
+            l4::verify_complete_from_ip(headers, from_ip.sum()),
+            l4::verify(&built.bytes)
+        );
     }
 }
 
@@ -1562,6 +1569,7 @@ fn exercise(bytes: &[u8], n: u16) {
     let _ = l4::checksum(bytes);
     let _ = l4::verify(bytes);
     let _ = l4::verify_complete(bytes, n);
+    let _ = l4::verify_complete_from_ip(bytes, n);
     splits_agree(bytes, n);
     writers_agree_with_checksum(bytes, n);
     let mut copy = bytes.to_vec();

@@ -319,9 +319,8 @@ pub fn verify(packet: &[u8]) -> Result<bool, Error> {
 /// no Ethernet padding. That is Linux's `skb->csum` for a
 /// `CHECKSUM_COMPLETE` packet once the stack has pulled the IP header and
 /// trimmed the padding. A device whose sum starts at the IP header instead
-/// (as a driver hands it to the stack) covers the IP header too: take it
-/// out first, with [`Checksum::sub_u16`] of the header's sum (its length is
-/// even). A byte-swapped sum (a device that adds little-endian words) is
+/// (as a driver hands it to the stack) covers the IP header too:
+/// [`verify_complete_from_ip`] takes that one. A byte-swapped sum (a device that adds little-endian words) is
 /// [`u16::swap_bytes`] of the big-endian one.
 ///
 /// Errors as for [`checksum`], except that the data is not read: no
@@ -363,6 +362,38 @@ pub fn verify_complete(headers: &[u8], sum: u16) -> Result<bool, Error> {
         total.add_u16(sum);
         Ok(total.sum() == 0xffff)
     })
+}
+
+/// [`verify_complete`] with the sum a device gives from the IP header on
+/// (as NICs and drivers hand `CHECKSUM_COMPLETE` sums to the stack): `sum`
+/// covers the IP header, its options or extension headers, and the upper
+/// layer to the end of the IP payload, with no padding. The IP headers'
+/// sum, which `headers` holds, is taken out first (their length is a
+/// multiple of 4 or 8, so the upper layer's words pair as in the device's
+/// sum).
+///
+/// Errors as for [`verify_complete`].
+///
+/// ```
+/// use fastpath::{packet::l4, Checksum};
+///
+/// let packet = [
+///     0x45, 0x00, 0x00, 0x1c, 0x00, 0x00, 0x00, 0x00, 0x40, 0x01, 0x00, 0x00,
+///     0x0a, 0x00, 0x00, 0x01, 0x0a, 0x00, 0x00, 0x02,
+///     0x08, 0x00, 0xe5, 0xca, 0x12, 0x34, 0x00, 0x01,
+/// ];
+/// // What the device reports: the sum of the whole IP packet.
+/// let mut device = Checksum::new();
+/// device.update(&packet);
+/// assert_eq!(l4::verify_complete_from_ip(&packet[..24], device.sum()), Ok(true));
+/// assert_eq!(l4::verify_complete_from_ip(&packet[..24], device.sum() ^ 1), Ok(false));
+/// ```
+pub fn verify_complete_from_ip(headers: &[u8], sum: u16) -> Result<bool, Error> {
+    let upper = super::upper(headers)?;
+    let ip_headers = headers.get(..upper.offset).ok_or(Error::Truncated)?;
+    let mut upper_sum = Checksum::from_parts(sum, false);
+    upper_sum.sub_u16(!crate::checksum(ip_headers));
+    verify_complete(headers, upper_sum.sum())
 }
 
 /// Computes the upper layer's checksum, as [`checksum`] does, stores it in
