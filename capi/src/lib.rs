@@ -1016,6 +1016,38 @@ unsafe fn port_at(port: *const u16) -> Option<u16> {
     (!port.is_null()).then(|| value(unsafe { port.read_unaligned() }))
 }
 
+/// `incremental::rewrite_ipv4` or `rewrite_ipv6`, for an `N`-byte address.
+type Rewrite<const N: usize> =
+    fn(&mut [u8], incremental::Endpoint, [u8; N], Option<u16>) -> Result<(), Error>;
+
+/// The rewrite of an `N`-byte address, by `rewrite`, for
+/// `fp_ipv4_rewrite` and `fp_ipv6_rewrite`.
+///
+/// # Safety
+///
+/// As `fp_ipv4_rewrite`, with `N` bytes at `address`.
+unsafe fn rewrite<const N: usize>(
+    packet: *mut c_void,
+    len: usize,
+    endpoint: fp_endpoint,
+    address: *const c_void,
+    port: *const u16,
+    rewrite: Rewrite<N>,
+) -> c_int {
+    if address.is_null() {
+        return fp_error::FP_ERR_NULL as c_int;
+    }
+    // SAFETY: the caller's guarantees.
+    let packet = match unsafe { checked_mut(packet, len) } {
+        Ok(packet) => packet,
+        Err(code) => return code,
+    };
+    // SAFETY: `address` is not null, and valid for reads of its bytes, and
+    // `port` null or valid for reads, as the caller guarantees.
+    let (address, port) = unsafe { (address.cast::<[u8; N]>().read_unaligned(), port_at(port)) };
+    code(rewrite(packet, endpoint.into(), address, port), |()| 0)
+}
+
 /// Rewrites the source or destination address of the IPv4 packet of `len`
 /// bytes at `packet` to the 4 bytes at `address` (network byte order, as in
 /// the header), and the port to `*port` (network byte order) unless `port`
@@ -1041,21 +1073,12 @@ pub unsafe extern "C" fn fp_ipv4_rewrite(
     address: *const c_void,
     port: *const u16,
 ) -> c_int {
-    if address.is_null() {
-        return fp_error::FP_ERR_NULL as c_int;
+    // SAFETY: the caller's guarantees, passed on.
+    unsafe {
+        rewrite(packet, len, endpoint, address, port, |p, e, a, q| {
+            incremental::rewrite_ipv4(p, e, a, q)
+        })
     }
-    // SAFETY: the caller's guarantees.
-    let packet = match unsafe { checked_mut(packet, len) } {
-        Ok(packet) => packet,
-        Err(code) => return code,
-    };
-    // SAFETY: `address` is not null, and valid for reads of its bytes, and
-    // `port` null or valid for reads, as the caller guarantees.
-    let (address, port) = unsafe { (address.cast::<[u8; 4]>().read_unaligned(), port_at(port)) };
-    code(
-        incremental::rewrite_ipv4(packet, endpoint.into(), address, port),
-        |()| 0,
-    )
 }
 
 /// Rewrites the source or destination address of the IPv6 packet of `len`
@@ -1079,21 +1102,12 @@ pub unsafe extern "C" fn fp_ipv6_rewrite(
     address: *const c_void,
     port: *const u16,
 ) -> c_int {
-    if address.is_null() {
-        return fp_error::FP_ERR_NULL as c_int;
+    // SAFETY: the caller's guarantees, passed on.
+    unsafe {
+        rewrite(packet, len, endpoint, address, port, |p, e, a, q| {
+            incremental::rewrite_ipv6(p, e, a, q)
+        })
     }
-    // SAFETY: the caller's guarantees.
-    let packet = match unsafe { checked_mut(packet, len) } {
-        Ok(packet) => packet,
-        Err(code) => return code,
-    };
-    // SAFETY: `address` is not null, and valid for reads of its bytes, and
-    // `port` null or valid for reads, as the caller guarantees.
-    let (address, port) = unsafe { (address.cast::<[u8; 16]>().read_unaligned(), port_at(port)) };
-    code(
-        incremental::rewrite_ipv6(packet, endpoint.into(), address, port),
-        |()| 0,
-    )
 }
 
 /// Verifies the upper layer's checksum of the packet made of the bytes of
