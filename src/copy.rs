@@ -28,13 +28,13 @@ const COPY_INLINE_MAX: usize = 64;
 /// call (a call into the C library's `memcpy` costs more than the moves at
 /// these lengths). Longer copies call the active tier's kernel, chosen once
 /// (see [`Tier`](crate::Tier)): vectors loaded unaligned and stored aligned
-/// to the destination, never `rep movsb`, which some CPUs (AMD Zen 3) run
-/// many times slower when the destination is not aligned, as it is behind
-/// a 14-byte Ethernet header. With `std`, longer copies go to the C
-/// library's `memcpy`, at the hardware's limit there: from 16 KiB with the
-/// AVX-512 tier, from 2 KiB with the others, but on a CPU whose `memcpy`
-/// has such a cliff (AMD Zen 3, to a misaligned destination up to 256 KiB),
-/// which keeps the kernel.
+/// to the destination, never `rep movsb`, which some CPUs (AMD Zen 3 and
+/// Zen 4) run many times slower when the destination is not aligned, as it
+/// is behind a 14-byte Ethernet header. With `std`, longer copies go to the
+/// C library's `memcpy`, at the hardware's limit there: from 16 KiB with
+/// the AVX-512 tier, from 2 KiB with the others; but on a CPU whose
+/// `memcpy` has such a cliff (AMD Zen 3 and Zen 4, to a misaligned
+/// destination below the L2 size) those copies keep the kernel.
 ///
 /// # Panics
 ///

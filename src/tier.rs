@@ -276,7 +276,7 @@ pub(crate) mod selection {
 
     /// The same for a destination off a 64-byte boundary: at least
     /// [`OWN_COPY_TO`], more where the C library's `memcpy` has a cliff
-    /// there (AMD Zen 3).
+    /// there (AMD Zen 3 and Zen 4).
     static OWN_MISALIGNED_COPY_TO: AtomicUsize = AtomicUsize::new(0);
 
     /// Whether a copy of `len` bytes to `dst`, past `copy`'s first
@@ -456,7 +456,7 @@ mod tests {
 
     /// The copies past `copy`'s first hand-off length take the own kernel
     /// up to the tier's rule, and to a misaligned destination up to the
-    /// CPU's (AMD Zen 3's), and then `memcpy`.
+    /// CPU's (AMD Zen 3's and Zen 4's), and then `memcpy`.
     #[cfg(all(feature = "std", target_arch = "x86_64"))]
     #[test]
     fn long_copies_keep_the_own_kernel_only_by_the_rules() {

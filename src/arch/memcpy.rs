@@ -20,7 +20,7 @@
 //!   and the last four vectors unaligned, ending at the end.
 //!
 //! No `rep movsb`: where the destination is misaligned it is many times
-//! slower than the vector loop on some x86_64 CPUs (AMD Zen 3), which is
+//! slower than the vector loop on some x86_64 CPUs (AMD Zen 3 and Zen 4), which is
 //! the cliff this copy exists to avoid. Every load and store lies inside
 //! the two buffers.
 

@@ -1,28 +1,29 @@
 //! Where, with `std`, [`crate::copy()`] keeps its own kernel for copies
 //! past its first hand-off length (2 KiB) rather than call the C library's
 //! `memcpy`: chosen once, at selection, from the tier and CPUID (vendor,
-//! family, model), never by timing. The rules, and the measurements behind
-//! them (BENCHMARKS.md, "The hand-off to the C library"; an Intel Xeon of
-//! the Sapphire/Emerald Rapids class, ERMS and FSRM, glibc 2.36):
+//! family, L2 size), never by timing. The rules, and the measurements
+//! behind them (BENCHMARKS.md, "The hand-off to the C library" for the
+//! Intel Xeon, "Copy: glibc's `rep movsb` cliff on AMD" for Zen 3 and
+//! Zen 4; glibc 2.36):
 //!
 //! - **The AVX-512 tier**: to 16 KiB, where its kernel ran at 1.00-1.43×
-//!   `copy_from_slice`'s speed, and at 0.93-0.97× from 32 KiB to 1 MiB.
+//!   `copy_from_slice`'s speed on an Intel Xeon of the Sapphire/Emerald
+//!   Rapids class (ERMS, FSRM) and at 1.10-1.39× at 4-16 KiB on an AMD
+//!   EPYC Zen 4, and at 0.93-0.97× from 32 KiB to 1 MiB (Intel).
 //! - **The other tiers**: to 2 KiB. With AVX-512 masked off (glibc's AVX2
 //!   `memcpy`, `rep movsb` from 4 KiB), the AVX2 kernel ran at
-//!   1.00-1.08× at 1500-2048 bytes and at 0.76-0.90× at 4-16 KiB.
-//! - **AMD Zen 3** (family 0x19, models 0x00-0x0f and 0x20-0x5f), to a
-//!   destination that is not 64-byte aligned: to 256 KiB. glibc 2.36's
-//!   `memcpy` moves those with `rep movsb`, which Zen 3 ran up to 25×
-//!   slower than the own kernel (vector loads, aligned stores) when the
-//!   destination was misaligned (an AMD EPYC Zen 3, AVX2). Zen 4 showed no
-//!   such cliff (an AMD EPYC Zen 4 in BENCHMARKS.md's runs).
+//!   1.00-1.08× at 1500-2048 bytes and at 0.76-0.90× at 4-16 KiB (Intel).
+//! - **AMD family 0x19 (Zen 3, Zen 4)**, to a destination that is not
+//!   64-byte aligned: below the size of L2. glibc 2.36's `memcpy` moves
+//!   such copies with `rep movsb` from about 2 KiB up to the L2 size (its
+//!   `rep_movsb_stop_threshold` on AMD), and these CPUs run `rep movsb` to
+//!   a misaligned destination 14-25× slower than the own kernel (vector
+//!   loads, aligned stores): measured at 4 KiB-256 KiB on an AMD EPYC Zen 3
+//!   and at 4 KiB-512 KiB on an AMD EPYC Zen 4 (1 MiB of L2), where at
+//!   1 MiB and beyond, past the `rep movsb` range, `memcpy` is the faster
+//!   (the kernel at 0.83-0.91×).
 
 use crate::Tier;
-
-/// The longest copy to a misaligned destination that the rule keeps for
-/// the own kernel on AMD Zen 3: the end of the cliff measured (it starts at
-/// 4 KiB).
-pub(crate) const ZEN3_OWN_COPY_TO: usize = 256 << 10;
 
 /// The longest copy that keeps the own kernel with `tier` on this CPU: for
 /// every destination, and for one off a 64-byte boundary.
@@ -32,14 +33,21 @@ pub(crate) fn own_copy_to(tier: Tier) -> (usize, usize) {
     } else {
         2 << 10
     };
-    let misaligned = if is_zen3() { ZEN3_OWN_COPY_TO } else { to };
+    let misaligned = if has_rep_movsb_cliff() {
+        // Below the L2 size: glibc's `memcpy` takes `rep movsb` for
+        // lengths below it, and a vector loop from it.
+        crate::caches().l2.saturating_sub(1)
+    } else {
+        to
+    };
     (to, misaligned.max(to))
 }
 
-/// Whether the CPU is an AMD Zen 3 (or Zen 3+): family 0x19 with a model
-/// of Milan and Vermeer (0x00-0x0f, 0x20-0x2f), Rembrandt (0x40-0x4f) or
-/// Cezanne (0x50-0x5f); Zen 4's are 0x10-0x1f, 0x60-0x7f and 0xa0-0xaf.
-fn is_zen3() -> bool {
+/// Whether the CPU runs `rep movsb` to a destination off a 64-byte
+/// boundary many times slower than vector stores: AMD's family 0x19, the
+/// Zen 3 (models 0x00-0x0f, 0x20-0x5f) and Zen 4 (0x10-0x1f, 0x60-0x7f,
+/// 0xa0-0xaf) cores, both measured. Zen 5 (family 0x1a) has not been.
+fn has_rep_movsb_cliff() -> bool {
     if !super::is_amd() {
         return false;
     }
@@ -48,8 +56,7 @@ fn is_zen3() -> bool {
     #[allow(unused_unsafe)]
     // SAFETY: CPUID exists on every x86_64 CPU.
     let eax = unsafe { core::arch::x86_64::__cpuid(1) }.eax;
-    let (family, model) = family_model(eax);
-    family == 0x19 && matches!(model, 0x00..=0x0f | 0x20..=0x5f)
+    family_model(eax).0 == 0x19
 }
 
 /// The family and model of CPUID leaf 1's EAX, with their extended fields
@@ -82,5 +89,17 @@ mod tests {
         assert_eq!(family_model(0x00a1_0f11), (0x19, 0x11));
         // Intel Xeon (Sapphire Rapids): family 6, model 0x8f.
         assert_eq!(family_model(0x0008_06f8), (0x6, 0x8f));
+    }
+
+    #[test]
+    fn the_cliff_rule_keeps_misaligned_copies_below_the_l2_size() {
+        for tier in [Tier::Sse2, Tier::Avx2, Tier::Avx512] {
+            let (to, misaligned) = own_copy_to(tier);
+            if has_rep_movsb_cliff() {
+                assert_eq!(misaligned, (crate::caches().l2 - 1).max(to), "{tier:?}");
+            } else {
+                assert_eq!(misaligned, to, "{tier:?}");
+            }
+        }
     }
 }
