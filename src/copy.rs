@@ -7,6 +7,7 @@ use core::fmt;
 use core::mem::MaybeUninit;
 
 use crate::Checksum;
+use crate::arch::fill::try_copy_long_inline;
 use crate::arch::memcpy::copy_short;
 use crate::arch::scalar;
 use crate::tier::dispatch;
@@ -29,12 +30,14 @@ const COPY_INLINE_MAX: usize = 64;
 /// these lengths). Longer copies call the active tier's kernel, chosen once
 /// (see [`Tier`](crate::Tier)): vectors loaded unaligned and stored aligned
 /// to the destination, never `rep movsb`, which some CPUs (AMD Zen 3 and
-/// Zen 4) run many times slower when the destination is not aligned, as it
-/// is behind a 14-byte Ethernet header. With `std`, longer copies go to the
+/// Zen 4) run many times slower when the destination is a few bytes past
+/// the source in the page, as a packet moved behind a 14-byte Ethernet
+/// header is. With `std`, longer copies go to the
 /// C library's `memcpy`, at the hardware's limit there: from 16 KiB with
 /// the AVX-512 tier, from 2 KiB with the others; but on a CPU whose
-/// `memcpy` has such a cliff (AMD Zen 3 and Zen 4, to a misaligned
-/// destination below the L2 size) those copies keep the kernel.
+/// `memcpy` has such a cliff (AMD Zen 3 and Zen 4, below the L2 size,
+/// where the destination is 1-63 bytes past the source in the page) those
+/// copies keep the kernel.
 ///
 /// # Panics
 ///
@@ -80,6 +83,14 @@ const COPY_KERNEL_MAX: usize = 2 << 10;
 /// are equal.
 #[inline(always)]
 fn copy_long(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
+    // SAFETY: 65-128 bytes (the caller's lengths exceed the inline 64) are
+    // readable at `src` and writable at `dst`, which cannot overlap (one
+    // is borrowed mutably).
+    if src.len() <= 128
+        && unsafe { try_copy_long_inline(dst.as_mut_ptr().cast(), src.as_ptr(), src.len()) }
+    {
+        return;
+    }
     #[cfg(feature = "std")]
     if src.len() > COPY_KERNEL_MAX {
         return copy_handed_off(dst, src);
@@ -96,7 +107,7 @@ fn copy_long(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
 #[cfg(feature = "std")]
 #[inline(never)]
 fn copy_handed_off(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
-    if crate::tier::selection::own_copy(src.len(), dst.as_ptr().cast()) {
+    if crate::tier::selection::own_copy(src.len(), dst.as_ptr().cast(), src.as_ptr()) {
         copy_kernel(dst, src);
     } else {
         // SAFETY: `src.len()` bytes are readable at `src` and writable at

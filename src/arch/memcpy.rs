@@ -19,9 +19,10 @@
 //!   and stored aligned (a store never splits a cache line, a load may),
 //!   and the last four vectors unaligned, ending at the end.
 //!
-//! No `rep movsb`: where the destination is misaligned it is many times
-//! slower than the vector loop on some x86_64 CPUs (AMD Zen 3 and Zen 4), which is
-//! the cliff this copy exists to avoid. Every load and store lies inside
+//! No `rep movsb`: where the destination lies a few bytes past the source
+//! in the page it is many times slower than the vector loop on some x86_64
+//! CPUs (AMD Zen 3 and Zen 4), which is the cliff this copy exists to
+//! avoid. Every load and store lies inside
 //! the two buffers.
 
 use core::sync::atomic::{Ordering, compiler_fence};

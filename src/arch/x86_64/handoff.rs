@@ -13,38 +13,57 @@
 //! - **The other tiers**: to 2 KiB. With AVX-512 masked off (glibc's AVX2
 //!   `memcpy`, `rep movsb` from 4 KiB), the AVX2 kernel ran at
 //!   1.00-1.08× at 1500-2048 bytes and at 0.76-0.90× at 4-16 KiB (Intel).
-//! - **AMD family 0x19 (Zen 3, Zen 4)**, to a destination that is not
-//!   64-byte aligned: below the size of L2. glibc 2.36's `memcpy` moves
-//!   such copies with `rep movsb` from about 2 KiB up to the L2 size (its
-//!   `rep_movsb_stop_threshold` on AMD), and these CPUs run `rep movsb` to
-//!   a misaligned destination 14-25× slower than the own kernel (vector
-//!   loads, aligned stores): measured at 4 KiB-256 KiB on an AMD EPYC Zen 3
-//!   and at 4 KiB-512 KiB on an AMD EPYC Zen 4 (1 MiB of L2), where at
-//!   1 MiB and beyond, past the `rep movsb` range, `memcpy` is the faster
-//!   (the kernel at 0.83-0.91×).
+//! - **AMD family 0x19 (Zen 3, Zen 4)**, where the destination is 1-63
+//!   bytes past the source modulo the 4 KiB page (a packet copied from one
+//!   buffer to another at the same offset plus a header's 14 bytes, say):
+//!   below the size of L2. glibc 2.36's `memcpy` moves copies from about
+//!   2 KiB up to the L2 size (its `rep_movsb_stop_threshold` on AMD) with
+//!   `rep movsb`, which these CPUs run 14-30× slower than the own kernel
+//!   when the destination is 1-15 bytes past the source in the page, and
+//!   2.2-2.5× slower at 16-31 bytes (measured at 4 KiB-256 KiB on an AMD
+//!   EPYC Zen 3, with the source and destination at the start of a page
+//!   and the destination at +1 and +14; at 4 KiB-512 KiB on an AMD EPYC
+//!   Zen 4 with 1 MiB of L2, every distance of 0-40 bytes measured: 32 and
+//!   beyond, and a misaligned destination elsewhere in the page, are at
+//!   full speed). At 1 MiB and beyond, past the `rep movsb` range,
+//!   `memcpy` is the faster (the kernel at 0.83-0.91×). glibc's own rule
+//!   for Intel CPUs, which it applies to a distance of 1-63 bytes modulo
+//!   4 GiB, is the same idea.
 
 use crate::Tier;
 
+/// The most bytes a destination lies past its source, modulo the page,
+/// for the rule of the CPUs whose `rep movsb` is slow there.
+pub(crate) const SHORT_DISTANCE: usize = 63;
+
+/// Whether `dst` is 1 to [`SHORT_DISTANCE`] bytes past `src` modulo 4 KiB.
+#[inline]
+pub(crate) fn is_short_distance(dst: *const u8, src: *const u8) -> bool {
+    let distance = dst.addr().wrapping_sub(src.addr()) % 4096;
+    (1..=SHORT_DISTANCE).contains(&distance)
+}
+
 /// The longest copy that keeps the own kernel with `tier` on this CPU: for
-/// every destination, and for one off a 64-byte boundary.
+/// every destination, and for one [`SHORT_DISTANCE`] bytes or less past its
+/// source in the page.
 pub(crate) fn own_copy_to(tier: Tier) -> (usize, usize) {
     let to = if tier == Tier::Avx512 {
         16 << 10
     } else {
         2 << 10
     };
-    let misaligned = if has_rep_movsb_cliff() {
+    let near = if has_rep_movsb_cliff() {
         // Below the L2 size: glibc's `memcpy` takes `rep movsb` for
         // lengths below it, and a vector loop from it.
         crate::caches().l2.saturating_sub(1)
     } else {
         to
     };
-    (to, misaligned.max(to))
+    (to, near.max(to))
 }
 
-/// Whether the CPU runs `rep movsb` to a destination off a 64-byte
-/// boundary many times slower than vector stores: AMD's family 0x19, the
+/// Whether the CPU runs `rep movsb` many times slower than vector moves
+/// where the destination is a few bytes past the source in the page: AMD's family 0x19, the
 /// Zen 3 (models 0x00-0x0f, 0x20-0x5f) and Zen 4 (0x10-0x1f, 0x60-0x7f,
 /// 0xa0-0xaf) cores, both measured. Zen 5 (family 0x1a) has not been.
 fn has_rep_movsb_cliff() -> bool {
@@ -92,14 +111,34 @@ mod tests {
     }
 
     #[test]
-    fn the_cliff_rule_keeps_misaligned_copies_below_the_l2_size() {
+    fn the_cliff_rule_keeps_near_copies_below_the_l2_size() {
         for tier in [Tier::Sse2, Tier::Avx2, Tier::Avx512] {
-            let (to, misaligned) = own_copy_to(tier);
+            let (to, near) = own_copy_to(tier);
             if has_rep_movsb_cliff() {
-                assert_eq!(misaligned, (crate::caches().l2 - 1).max(to), "{tier:?}");
+                assert_eq!(near, (crate::caches().l2 - 1).max(to), "{tier:?}");
             } else {
-                assert_eq!(misaligned, to, "{tier:?}");
+                assert_eq!(near, to, "{tier:?}");
             }
+        }
+    }
+
+    #[test]
+    fn a_short_distance_is_1_to_63_bytes_modulo_the_page() {
+        let base = 0x10_0000 as *const u8;
+        let at = |offset: usize| base.wrapping_add(offset);
+        for (src, dst, short) in [
+            (0, 0, false),
+            (0, 1, true),
+            (0, 14, true),
+            (0, 63, true),
+            (0, 64, false),
+            (1, 0, false),
+            (100, 114, true),
+            (0, 4096 + 14, true),
+            (0, 4096, false),
+            (4095, 4096 + 13, true),
+        ] {
+            assert_eq!(is_short_distance(at(dst), at(src)), short, "{src} {dst}");
         }
     }
 }
