@@ -306,7 +306,8 @@ fn bench_check_gives_a_verdict() {
 }
 
 /// `bench copy` measures the fused copy-and-checksum and the plain copy, the
-/// plain copy with the source and the destination at their offsets.
+/// plain copy with the source and the destination at their offsets, and
+/// with the destination a few bytes past the source in the page.
 #[test]
 fn bench_copy_measures_both_copies() {
     let output = fastpath(
@@ -337,7 +338,9 @@ fn bench_copy_measures_both_copies() {
             "src1-dst0",
             "src0-dst1",
             "src14-dst0",
-            "src0-dst14"
+            "src0-dst14",
+            "near-dst1",
+            "near-dst14"
         ]
     );
 }

@@ -137,6 +137,7 @@ impl Alignment {
             Alignment::Aligned | Alignment::Random(_) => 0,
             Alignment::Unaligned { .. } => 1,
             Alignment::Offsets { src, .. } => src.into(),
+            Alignment::Near { .. } => 0,
         }
     }
 
@@ -146,6 +147,19 @@ impl Alignment {
         match self {
             Alignment::Aligned | Alignment::Random(_) => 0,
             Alignment::Unaligned { dst } | Alignment::Offsets { dst, .. } => dst.into(),
+            Alignment::Near { dst } => dst.into(),
+        }
+    }
+
+    /// Where the destination's block starts in its page: [`dst_offset`]
+    /// bytes past [`DST_PAGE_OFFSET`], or past the page's start for
+    /// [`Alignment::Near`] rows, whose source starts a page.
+    ///
+    /// [`dst_offset`]: Alignment::dst_offset
+    pub fn dst_page_offset(self) -> usize {
+        match self {
+            Alignment::Near { .. } => self.dst_offset(),
+            _ => DST_PAGE_OFFSET + self.dst_offset(),
         }
     }
 }

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail};
 
-use super::blocks::{AlignedBuffer, Block, Call, DST_PAGE_OFFSET, random_bytes, random_calls};
+use super::blocks::{AlignedBuffer, Block, Call, random_bytes, random_calls};
 use super::placement::PLACEMENTS;
 use super::primitive::{Kernel, Primitive};
 use super::timer::Timer;
@@ -104,7 +104,7 @@ pub fn measure_primitive(
             }
             Block {
                 src: src.block(case.alignment.src_offset(), case.size),
-                dst: dst.block_mut(DST_PAGE_OFFSET + case.alignment.dst_offset(), case.size),
+                dst: dst.block_mut(case.alignment.dst_page_offset(), case.size),
                 calls: &[],
                 next: 0,
             }
