@@ -27,7 +27,10 @@ const COPY_INLINE_MAX: usize = 64;
 ///
 /// Up to 64 bytes the copy is inline: two or four overlapping moves, no
 /// call (a call into the C library's `memcpy` costs more than the moves at
-/// these lengths). Longer copies call the active tier's kernel, chosen once
+/// these lengths); with `std`, so are 65-128 bytes on a CPU whose selected
+/// tier is AVX-512 or AVX2, in a build that does not enable AVX-512 itself
+/// (two 64-byte moves, or four of 32, behind one test of a flag). Longer
+/// copies call the active tier's kernel, chosen once
 /// (see [`Tier`](crate::Tier)): vectors loaded unaligned and stored aligned
 /// to the destination, never `rep movsb`, which some CPUs (AMD Zen 3 and
 /// Zen 4) run many times slower when the destination is a few bytes past
@@ -78,18 +81,21 @@ pub fn copy(dst: &mut [u8], src: &[u8]) {
 #[cfg(feature = "std")]
 const COPY_KERNEL_MAX: usize = 2 << 10;
 
-/// A copy beyond the inline lengths: the active tier's kernel, or with
-/// `std` from [`COPY_KERNEL_MAX`] bytes on [`copy_handed_off`]. The lengths
-/// are equal.
+/// A copy beyond the inline 64 bytes: up to 128 inline where the CPU found
+/// at run time allows (`arch::fill::InlinePath::try_copy_long`), else the
+/// active tier's kernel, or with `std` from [`COPY_KERNEL_MAX`] bytes on
+/// [`copy_handed_off`]. The lengths are equal, and more than 64.
 #[inline(always)]
 fn copy_long(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
-    // SAFETY: 65-128 bytes (the caller's lengths exceed the inline 64) are
-    // readable at `src` and writable at `dst`, which cannot overlap (one
-    // is borrowed mutably).
-    if src.len() <= 128
-        && unsafe { try_copy_long_inline(dst.as_mut_ptr().cast(), src.as_ptr(), src.len()) }
-    {
-        return;
+    if src.len() <= 128 {
+        // SAFETY: 65-128 bytes (the callers' lengths exceed the inline 64)
+        // are readable at `src` and writable at `dst`, which cannot overlap
+        // (one is borrowed mutably).
+        let done =
+            unsafe { try_copy_long_inline(dst.as_mut_ptr().cast(), src.as_ptr(), src.len()) };
+        if done {
+            return;
+        }
     }
     #[cfg(feature = "std")]
     if src.len() > COPY_KERNEL_MAX {
