@@ -28,9 +28,8 @@ const COPY_INLINE_MAX: usize = 64;
 /// Up to 64 bytes the copy is inline: two or four overlapping moves, no
 /// call (a call into the C library's `memcpy` costs more than the moves at
 /// these lengths); with `std`, so are 65-128 bytes on a CPU whose selected
-/// tier is AVX-512 or AVX2, in a build that does not enable AVX-512 itself
-/// (two 64-byte moves, or four of 32, behind one test of a flag). Longer
-/// copies call the active tier's kernel, chosen once
+/// tier is AVX-512 (with BMI2), in a build that does not enable AVX-512
+/// itself: two 64-byte moves behind one test of a flag. Longer copies call the active tier's kernel, chosen once
 /// (see [`Tier`](crate::Tier)): vectors loaded unaligned and stored aligned
 /// to the destination, never `rep movsb`, which some CPUs (AMD Zen 3 and
 /// Zen 4) run many times slower when the destination is a few bytes past

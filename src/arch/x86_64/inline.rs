@@ -165,48 +165,14 @@ mod masked {
         }
     }
 
-    /// Copies the `65..=128` bytes at `src` to `dst` with four overlapping
-    /// 32-byte AVX2 moves at 0, 32, `len - 64` and `len - 32`, all loaded
-    /// before any is stored, then `vzeroupper`, as
-    /// [`fill_vectors_avx2_asm`] does.
-    ///
-    /// # Safety
-    ///
-    /// The CPU must support AVX2; `len` must be in `65..=128`, `src` valid
-    /// for reads and `dst` for writes of `len` bytes, and the two must not
-    /// overlap.
-    #[inline(always)]
-    unsafe fn copy_vectors_avx2_asm(dst: *mut u8, src: *const u8, len: usize) {
-        debug_assert!((65..=128).contains(&len));
-        // SAFETY: `vmovdqu` of a `ymm` register (AVX) exists on this CPU, as
-        // the caller guarantees. The moves at 0, 32, `len - 64` and
-        // `len - 32` cover `0..len` of both buffers (`len - 64 <= 64`) and
-        // stay inside them (`len - 64 >= 1`); the loads come before the
-        // stores.
-        unsafe {
-            core::arch::asm!(
-                "vmovdqu ymm0, ymmword ptr [{src}]",
-                "vmovdqu ymm1, ymmword ptr [{src} + 32]",
-                "vmovdqu ymm2, ymmword ptr [{src_end} - 64]",
-                "vmovdqu ymm3, ymmword ptr [{src_end} - 32]",
-                "vmovdqu ymmword ptr [{dst}], ymm0",
-                "vmovdqu ymmword ptr [{dst} + 32], ymm1",
-                "vmovdqu ymmword ptr [{dst_end} - 64], ymm2",
-                "vmovdqu ymmword ptr [{dst_end} - 32], ymm3",
-                "vzeroupper",
-                dst = in(reg) dst,
-                src = in(reg) src,
-                src_end = in(reg) src.wrapping_add(len),
-                dst_end = in(reg) dst.wrapping_add(len),
-                clobber_abi("C"),
-                options(nostack, preserves_flags)
-            );
-        }
-    }
-
     /// Copies the `len` bytes at `src` to `dst` and returns `true` if the
-    /// flag allows AVX-512 moves (two of 64 bytes) or AVX2 ones (four of
-    /// 32); otherwise returns `false`, having stored nothing.
+    /// flag allows AVX-512 moves (two of 64 bytes); otherwise returns
+    /// `false`, having stored nothing. Not with AVX2 stores: four of them
+    /// and the `vzeroupper` after, which makes the code around clobber
+    /// every caller-saved register as a call does, ran 100-byte copies at
+    /// 0.92-1.15× glibc's AVX2 `memcpy` where the AVX2 kernel ran at
+    /// 1.00-1.42× (Zen 4, AVX-512 masked off: BENCHMARKS.md, "AMD EPYC
+    /// Zen 4").
     ///
     /// # Safety
     ///
@@ -214,22 +180,14 @@ mod masked {
     /// writes of `len` bytes, and the two must not overlap.
     #[inline(always)]
     pub(super) unsafe fn try_copy_vectors(dst: *mut u8, src: *const u8, len: usize) -> bool {
-        match selection::own_stores() {
-            selection::ON => {
-                // SAFETY: `ON` means the CPU has AVX-512F; the caller
-                // guarantees the length and the buffers.
-                unsafe { copy_vectors_asm(dst, src, len) };
-                true
-            }
-            selection::AVX2 => {
-                // SAFETY: `AVX2` means the CPU has AVX2; the caller
-                // guarantees the length and the buffers.
-                unsafe { copy_vectors_avx2_asm(dst, src, len) };
-                true
-            }
-            // Before the first choice, the kernel's dispatch makes it.
-            _ => false,
+        if selection::own_stores() == selection::ON {
+            // SAFETY: `ON` means the CPU has AVX-512F; the caller
+            // guarantees the length and the buffers.
+            unsafe { copy_vectors_asm(dst, src, len) };
+            return true;
         }
+        // Before the first choice, the kernel's dispatch makes it.
+        false
     }
 
     /// Fills the `len` bytes at `ptr` with `value` and returns `true` if the
