@@ -36,10 +36,9 @@ const COPY_INLINE_MAX: usize = 64;
 /// the source in the page, as a packet moved behind a 14-byte Ethernet
 /// header is. With `std`, longer copies go to the
 /// C library's `memcpy`, at the hardware's limit there: from 16 KiB with
-/// the AVX-512 tier, from 2 KiB with the others; but on a CPU whose
-/// `memcpy` has such a cliff (AMD Zen 3 and Zen 4, below the L2 size,
-/// where the destination is 1-63 bytes past the source in the page) those
-/// copies keep the kernel.
+/// the AVX-512 tier, from 2 KiB with the others; but on the CPUs whose
+/// `memcpy` takes `rep movsb` there and has such a cliff (AMD Zen 3 and
+/// Zen 4), copies below the L2 size keep the kernel.
 ///
 /// # Panics
 ///
@@ -112,7 +111,7 @@ fn copy_long(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
 #[cfg(feature = "std")]
 #[inline(never)]
 fn copy_handed_off(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
-    if crate::tier::selection::own_copy(src.len(), dst.as_ptr().cast(), src.as_ptr()) {
+    if crate::tier::selection::own_copy(src.len()) {
         copy_kernel(dst, src);
     } else {
         // SAFETY: `src.len()` bytes are readable at `src` and writable at

@@ -269,42 +269,18 @@ pub(crate) mod selection {
     }
 
     /// The longest copy past `copy`'s first hand-off length that takes the
-    /// own kernel whatever the destination, by the tier's rule
+    /// own kernel, by the tier's and the CPU's rule
     /// (`arch::x86_64::handoff`); 0 before the first choice, so that the
     /// first such copy takes the kernel, whose dispatch chooses.
     static OWN_COPY_TO: AtomicUsize = AtomicUsize::new(0);
 
-    /// The same for a destination a few bytes past its source in the page
-    /// (`arch::x86_64::handoff::is_short_distance`): at least
-    /// [`OWN_COPY_TO`], more where the C library's `memcpy` has a cliff
-    /// there (AMD Zen 3 and Zen 4).
-    static OWN_NEAR_COPY_TO: AtomicUsize = AtomicUsize::new(0);
-
-    /// Whether a copy of `len` bytes from `src` to `dst`, past `copy`'s
-    /// first hand-off length, takes the own kernel rather than the C
-    /// library's `memcpy`: before the first choice, and where the rules
-    /// keep it.
+    /// Whether a copy of `len` bytes, past `copy`'s first hand-off length,
+    /// takes the own kernel rather than the C library's `memcpy`: before
+    /// the first choice, and where the rules keep it.
     #[inline]
-    pub(crate) fn own_copy(len: usize, dst: *const u8, src: *const u8) -> bool {
+    pub(crate) fn own_copy(len: usize) -> bool {
         let to = OWN_COPY_TO.load(Ordering::Relaxed);
-        to == 0
-            || len <= to
-            || (len <= OWN_NEAR_COPY_TO.load(Ordering::Relaxed) && is_near(dst, src))
-    }
-
-    /// Whether `dst` lies a few bytes past `src` in the page, where some
-    /// CPUs' `rep movsb` is slow.
-    #[inline]
-    fn is_near(dst: *const u8, src: *const u8) -> bool {
-        #[cfg(target_arch = "x86_64")]
-        {
-            arch::x86_64::handoff::is_short_distance(dst, src)
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        {
-            let _ = (dst, src);
-            false
-        }
+        to == 0 || len <= to
     }
 
     /// The chosen table, chosen now if it was not yet.
@@ -348,16 +324,15 @@ pub(crate) mod selection {
             .unwrap_or((0, &arch::portable::Portable::KERNELS));
         let own_stores = arch::native::Inline::own_stores(kernels);
         #[cfg(target_arch = "x86_64")]
-        let (own_copy_to, own_near_copy_to) = arch::x86_64::handoff::own_copy_to(tier);
+        let own_copy_to = arch::x86_64::handoff::own_copy_to(tier);
         // No measurement elsewhere: the kernels to the x86_64 default.
         #[cfg(not(target_arch = "x86_64"))]
-        let (own_copy_to, own_near_copy_to) = (16 << 10, 16 << 10);
+        let own_copy_to = 16 << 10;
         // Racing threads compute the same answers; the ones stored last win
         // and equal the others.
         TABLE.store(index as u8 + 1, Ordering::Relaxed);
         OWN_STORES.store(own_stores, Ordering::Relaxed);
         OWN_COPY_TO.store(own_copy_to, Ordering::Relaxed);
-        OWN_NEAR_COPY_TO.store(own_near_copy_to, Ordering::Relaxed);
         kernels
     }
 }
@@ -471,25 +446,13 @@ mod tests {
     }
 
     /// The copies past `copy`'s first hand-off length take the own kernel
-    /// up to the tier's rule, and to a destination a few bytes past its
-    /// source up to the CPU's (AMD Zen 3's and Zen 4's), and then `memcpy`.
+    /// up to the rule's length, and then `memcpy`.
     #[cfg(all(feature = "std", target_arch = "x86_64"))]
     #[test]
     fn long_copies_keep_the_own_kernel_only_by_the_rules() {
-        let tier = active_tier();
-        let (to, near_to) = crate::arch::x86_64::handoff::own_copy_to(tier);
-        assert!(to >= 2 << 10 && near_to >= to);
-        let buffer = [0u8; 256];
-        let src = buffer
-            .as_ptr()
-            .wrapping_add(buffer.as_ptr().align_offset(64));
-        assert!(selection::own_copy(to, src.wrapping_add(128), src));
-        assert!(!selection::own_copy(to + 1, src.wrapping_add(128), src));
-        assert!(selection::own_copy(near_to, src.wrapping_add(14), src));
-        assert!(!selection::own_copy(near_to + 1, src.wrapping_add(1), src));
-        assert_eq!(
-            selection::own_copy(near_to, src.wrapping_add(1), src.wrapping_add(14)),
-            near_to == to
-        );
+        let to = crate::arch::x86_64::handoff::own_copy_to(active_tier());
+        assert!(to >= 2 << 10);
+        assert!(selection::own_copy(to));
+        assert!(!selection::own_copy(to + 1));
     }
 }
