@@ -7,7 +7,6 @@ use core::fmt;
 use core::mem::MaybeUninit;
 
 use crate::Checksum;
-use crate::arch::fill::try_copy_long_inline;
 use crate::arch::memcpy::copy_short;
 use crate::arch::scalar;
 use crate::tier::dispatch;
@@ -27,16 +26,14 @@ const COPY_INLINE_MAX: usize = 64;
 ///
 /// Up to 64 bytes the copy is inline: two or four overlapping moves, no
 /// call (a call into the C library's `memcpy` costs more than the moves at
-/// these lengths); with `std`, so are 65-128 bytes on a CPU whose selected
-/// tier is AVX-512 (with BMI2), in a build that does not enable AVX-512
-/// itself: two 64-byte moves behind one test of a flag. Longer copies call the active tier's kernel, chosen once
+/// these lengths). Longer copies call the active tier's kernel, chosen once
 /// (see [`Tier`](crate::Tier)): vectors loaded unaligned and stored aligned
 /// to the destination, never `rep movsb`, which some CPUs (AMD Zen 3 and
 /// Zen 4) run many times slower when the destination is a few bytes past
 /// the source in the page, as a packet moved behind a 14-byte Ethernet
-/// header is. With `std`, longer copies go to the
-/// C library's `memcpy`, at the hardware's limit there: from 16 KiB with
-/// the AVX-512 tier, from 2 KiB with the others; but on the CPUs whose
+/// header is. With `std`, longer copies go to the C library's `memcpy`, at
+/// the hardware's limit there: from 16 KiB with the AVX-512 tier, from
+/// 2 KiB with the others; but on the CPUs whose
 /// `memcpy` takes `rep movsb` there and has such a cliff (AMD Zen 3 and
 /// Zen 4), copies below the L2 size keep the kernel.
 ///
@@ -79,22 +76,16 @@ pub fn copy(dst: &mut [u8], src: &[u8]) {
 #[cfg(feature = "std")]
 const COPY_KERNEL_MAX: usize = 2 << 10;
 
-/// A copy beyond the inline 64 bytes: up to 128 inline where the CPU found
-/// at run time allows (`arch::fill::InlinePath::try_copy_long`), else the
-/// active tier's kernel, or with `std` from [`COPY_KERNEL_MAX`] bytes on
-/// [`copy_handed_off`]. The lengths are equal, and more than 64.
+/// A copy beyond the inline lengths: the active tier's kernel, or with
+/// `std` from [`COPY_KERNEL_MAX`] bytes on [`copy_handed_off`]. The lengths
+/// are equal.
+// No inline path for 65-128 bytes: two AVX-512 moves behind a test of the
+// selection's flag ran 100-byte copies at 1.13-1.41× glibc's `memcpy`
+// rather than 1.0×, but 256-byte ones at 0.77-0.94× rather than 0.88-1.07×
+// in both regimes, in every order of the tests tried (Zen 4, BENCHMARKS.md
+// "AMD EPYC Zen 4").
 #[inline(always)]
 fn copy_long(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
-    if src.len() <= 128 {
-        // SAFETY: 65-128 bytes (the callers' lengths exceed the inline 64)
-        // are readable at `src` and writable at `dst`, which cannot overlap
-        // (one is borrowed mutably).
-        let done =
-            unsafe { try_copy_long_inline(dst.as_mut_ptr().cast(), src.as_ptr(), src.len()) };
-        if done {
-            return;
-        }
-    }
     #[cfg(feature = "std")]
     if src.len() > COPY_KERNEL_MAX {
         return copy_handed_off(dst, src);

@@ -720,21 +720,7 @@ pub(crate) trait InlinePath {
         false
     }
 
-    /// Copies the `len` bytes at `src` to `dst` and returns `true`, if the
-    /// architecture can copy this length inline on this CPU (a length past
-    /// the inline copy's 64 bytes, up to 128); otherwise returns `false`,
-    /// having stored nothing.
-    ///
-    /// # Safety
-    ///
-    /// `len` must be in `65..=128`, `src` valid for reads and `dst` for
-    /// writes of `len` bytes, and the two must not overlap.
-    #[inline(always)]
-    unsafe fn try_copy_long(_dst: *mut u8, _src: *const u8, _len: usize) -> bool {
-        false
-    }
-
-    /// Which of their own stores, if any, the three functions above may use
+    /// Which of their own stores, if any, the two functions above may use
     /// with `kernels` chosen for the process: `tier::selection::OFF`, or a
     /// value of the architecture's. The selection computes it once and
     /// caches it with its choice (`crate::tier`).
@@ -790,18 +776,4 @@ pub(crate) unsafe fn fill_inline(ptr: *mut u8, len: usize, value: u8) {
 pub(crate) unsafe fn try_fill_long_inline(ptr: *mut u8, len: usize, value: u8) -> bool {
     // SAFETY: the caller's guarantees, passed on.
     unsafe { Inline::try_fill_long(ptr, len, value) }
-}
-
-/// Copies the `len` bytes at `src` to `dst` inline and returns `true` where
-/// the architecture can on this CPU; otherwise returns `false`, having
-/// stored nothing.
-///
-/// # Safety
-///
-/// `len` must be in `65..=128`, `src` valid for reads and `dst` for writes
-/// of `len` bytes, and the two must not overlap.
-#[inline(always)]
-pub(crate) unsafe fn try_copy_long_inline(dst: *mut u8, src: *const u8, len: usize) -> bool {
-    // SAFETY: the caller's guarantees, passed on.
-    unsafe { Inline::try_copy_long(dst, src, len) }
 }

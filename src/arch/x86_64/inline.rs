@@ -50,16 +50,6 @@ impl InlinePath for Inline {
         len <= 128 && unsafe { masked::try_fill_vectors(ptr, len, value) }
     }
 
-    #[cfg(all(
-        feature = "std",
-        not(all(target_feature = "avx512f", target_feature = "avx512bw"))
-    ))]
-    #[inline(always)]
-    unsafe fn try_copy_long(dst: *mut u8, src: *const u8, len: usize) -> bool {
-        // SAFETY: the caller's guarantees, passed on.
-        unsafe { masked::try_copy_vectors(dst, src, len) }
-    }
-
     /// The AVX-512 stores need the AVX-512 tier selected (so the CPU has
     /// AVX-512F and AVX-512BW, and `FASTPATH_TIER` allows them) and BMI2,
     /// for `bzhi`; the AVX2 stores the AVX2 tier or the AVX-512 one (whose
@@ -129,65 +119,6 @@ mod masked {
                 options(nostack, preserves_flags)
             );
         }
-    }
-
-    /// Copies the `65..=128` bytes at `src` to `dst` with two overlapping
-    /// 64-byte AVX-512 moves at 0 and `len - 64`, both loaded before either
-    /// is stored: what the AVX-512 kernels do at these lengths, without the
-    /// call. Only `zmm16` and `zmm17` change, declared: outside the state
-    /// that `vzeroupper` manages, they leave no dirty upper halves behind.
-    ///
-    /// # Safety
-    ///
-    /// The CPU must support AVX-512F; `len` must be in `65..=128`, `src`
-    /// valid for reads and `dst` for writes of `len` bytes, and the two must
-    /// not overlap.
-    #[inline(always)]
-    unsafe fn copy_vectors_asm(dst: *mut u8, src: *const u8, len: usize) {
-        debug_assert!((65..=128).contains(&len));
-        // SAFETY: `vmovdqu64` of a `zmm` register (AVX-512F) exists on this
-        // CPU, as the caller guarantees. The moves start at 0 and
-        // `len - 64 >= 1`, so they cover `0..len` of both buffers and stay
-        // inside them; both loads come before the stores.
-        unsafe {
-            core::arch::asm!(
-                "vmovdqu64 zmm16, zmmword ptr [{src}]",
-                "vmovdqu64 zmm17, zmmword ptr [{src} + {len} - 64]",
-                "vmovdqu64 zmmword ptr [{dst}], zmm16",
-                "vmovdqu64 zmmword ptr [{dst} + {len} - 64], zmm17",
-                dst = in(reg) dst,
-                src = in(reg) src,
-                len = in(reg) len,
-                out("zmm16") _,
-                out("zmm17") _,
-                options(nostack, preserves_flags)
-            );
-        }
-    }
-
-    /// Copies the `len` bytes at `src` to `dst` and returns `true` if the
-    /// flag allows AVX-512 moves (two of 64 bytes); otherwise returns
-    /// `false`, having stored nothing. Not with AVX2 stores: four of them
-    /// and the `vzeroupper` after, which makes the code around clobber
-    /// every caller-saved register as a call does, ran 100-byte copies at
-    /// 0.92-1.15× glibc's AVX2 `memcpy` where the AVX2 kernel ran at
-    /// 1.00-1.42× (Zen 4, AVX-512 masked off: BENCHMARKS.md, "AMD EPYC
-    /// Zen 4").
-    ///
-    /// # Safety
-    ///
-    /// `len` must be in `65..=128`, `src` valid for reads and `dst` for
-    /// writes of `len` bytes, and the two must not overlap.
-    #[inline(always)]
-    pub(super) unsafe fn try_copy_vectors(dst: *mut u8, src: *const u8, len: usize) -> bool {
-        if selection::own_stores() == selection::ON {
-            // SAFETY: `ON` means the CPU has AVX-512F; the caller
-            // guarantees the length and the buffers.
-            unsafe { copy_vectors_asm(dst, src, len) };
-            return true;
-        }
-        // Before the first choice, the kernel's dispatch makes it.
-        false
     }
 
     /// Fills the `len` bytes at `ptr` with `value` and returns `true` if the
