@@ -27,11 +27,53 @@ pub fn features() -> Vec<(&'static str, bool)> {
 }
 
 /// The CPU's model name: CPUID's brand string on x86_64, `/proc/cpuinfo`
-/// elsewhere; "unknown CPU" if neither says.
+/// elsewhere; "unknown CPU" if neither says. On x86_64, followed by the
+/// vendor, family, model and stepping, which name the core where a shared
+/// machine's brand string does not ("AMD EPYC"), and which fastpath's
+/// rules for the C library's `memcpy` go by.
 pub fn model() -> String {
-    brand_string()
+    let name = brand_string()
         .or_else(proc_cpuinfo_model)
-        .unwrap_or_else(|| "unknown CPU".to_owned())
+        .unwrap_or_else(|| "unknown CPU".to_owned());
+    match signature() {
+        Some(signature) => format!("{name} ({signature})"),
+        None => name,
+    }
+}
+
+/// The vendor, family, model and stepping of CPUID leaves 0 and 1, the
+/// extended fields added as the vendors' manuals say.
+#[cfg(target_arch = "x86_64")]
+fn signature() -> Option<String> {
+    use std::arch::x86_64::__cpuid;
+
+    let vendor = __cpuid(0);
+    let vendor: Vec<u8> = [vendor.ebx, vendor.edx, vendor.ecx]
+        .iter()
+        .flat_map(|reg| reg.to_le_bytes())
+        .collect();
+    let eax = __cpuid(1).eax;
+    let base_family = (eax >> 8) & 0xf;
+    let family = if base_family == 0xf {
+        base_family + ((eax >> 20) & 0xff)
+    } else {
+        base_family
+    };
+    let model = if base_family == 0xf || base_family == 0x6 {
+        (((eax >> 16) & 0xf) << 4) | ((eax >> 4) & 0xf)
+    } else {
+        (eax >> 4) & 0xf
+    };
+    Some(format!(
+        "{}, family {family:#x}, model {model:#x}, stepping {}",
+        String::from_utf8_lossy(&vendor),
+        eax & 0xf
+    ))
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn signature() -> Option<String> {
+    None
 }
 
 #[cfg(target_arch = "x86_64")]
