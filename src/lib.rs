@@ -24,10 +24,13 @@
 //!
 //! Every primitive has a portable kernel, written so that compilers vectorize
 //! it, and hand-written kernels for SSE2, AVX2 and AVX-512 on x86_64 and NEON
-//! on aarch64. With the `std` feature (on by default) the best kernel the CPU
-//! supports is chosen once, at the first call, and cached; the environment
-//! variable `FASTPATH_TIER` caps that choice (see [`Tier`]). Without `std`,
-//! the kernel is chosen at compile time from the enabled target features.
+//! on aarch64. The best kernel the CPU supports is chosen once, at the first
+//! call, and cached: with the `std` feature (on by default), and on x86_64
+//! without it too (CPUID and XGETBV need only `core`). With `std`, the
+//! environment variable `FASTPATH_TIER` caps that choice (see [`Tier`]).
+//! Without `std` elsewhere (aarch64, or an x86_64 target without SSE2 such
+//! as `x86_64-unknown-none`), the kernel is chosen at compile time from the
+//! enabled target features.
 //! [`active_tier`] names the kernel in use, and each tier is a type in
 //! [`arch`] that can be constructed directly once its CPU feature is proven.
 //!

@@ -1,5 +1,12 @@
 //! Which kernel runs: the tiers, their detection, the `FASTPATH_TIER` cap and
 //! the one place where a kernel is chosen and cached.
+//!
+//! The choice is made at run time with `std`, and without it on x86_64 with
+//! SSE2, whose detection needs only `core` (`arch::x86_64::detect`): the
+//! builds of `cfg(any(feature = "std", all(target_arch = "x86_64",
+//! target_feature = "sse2")))`, the condition written below wherever the two
+//! ways part. Elsewhere without `std` the table is `arch::ENABLED`, fixed at
+//! compile time.
 
 use core::fmt;
 use core::str::FromStr;
@@ -14,8 +21,11 @@ use crate::arch::Kernels;
 ///
 /// # Choosing and forcing a tier
 ///
-/// With the `std` feature, the first call to a primitive picks the best tier
-/// the CPU supports and caches it. The environment variable `FASTPATH_TIER`
+/// The first call to a primitive picks the best tier the CPU supports and
+/// caches it: with the `std` feature, and on x86_64 without it too, since
+/// CPUID and XGETBV need only `core`. A `no_std` library that depends on
+/// fastpath with `default-features = false` thus runs the AVX-512 kernels on
+/// an AVX-512 machine. With `std`, the environment variable `FASTPATH_TIER`
 /// (`portable`, `sse2`, `avx2`, `avx512` or `neon`), read once at that moment,
 /// caps the choice at the vector width of the tier it names, as DPDK's
 /// `--force-max-simd-bitwidth` does: `FASTPATH_TIER=avx2` on an AVX-512
@@ -23,8 +33,13 @@ use crate::arch::Kernels;
 /// 128-bit SSE2 ones. An empty value counts as not set; an unknown value is
 /// reported on stderr and ignored.
 ///
-/// Without `std`, the tier is fixed at compile time by the target features
-/// the crate is built with (`-C target-cpu=...` or `-C target-feature=...`).
+/// Without `std`, `FASTPATH_TIER` is not read (there is no environment), and
+/// off x86_64 (aarch64, 32-bit targets) or on an x86_64 target built
+/// without SSE2 (`x86_64-unknown-none`, whose code must not touch the vector
+/// registers) the tier is fixed at compile time by the target features the
+/// crate is built with (`-C target-cpu=...` or `-C target-feature=...`):
+/// NEON on aarch64 targets that have it, the portable tier on soft-float
+/// ones.
 ///
 /// ```
 /// use fastpath::Tier;
@@ -120,8 +135,10 @@ impl Tier {
         TIERS[self as usize].2
     }
 
-    /// Whether this CPU runs the tier's kernels: detected at run time (once)
-    /// with `std`, decided by the compile-time target features without it.
+    /// Whether this CPU runs the tier's kernels: enabled at compile time, or
+    /// detected at run time (once), with `std` and, on x86_64, without it;
+    /// elsewhere without `std`, decided by the compile-time target features
+    /// alone.
     ///
     /// ```
     /// assert!(fastpath::Tier::Portable.is_available());
@@ -178,7 +195,10 @@ impl FromStr for Tier {
 ///
 /// This is the whole selection policy, kept free of any detection so that it
 /// can be tested on every machine.
-#[cfg_attr(not(feature = "std"), allow(dead_code))]
+#[cfg_attr(
+    not(any(feature = "std", all(target_arch = "x86_64", target_feature = "sse2"))),
+    allow(dead_code)
+)]
 pub(crate) fn select(available: impl Fn(Tier) -> bool, cap: Option<Tier>) -> Tier {
     let max_bits = cap.map_or(u32::MAX, Tier::vector_bits);
     Tier::ALL
@@ -190,9 +210,10 @@ pub(crate) fn select(available: impl Fn(Tier) -> bool, cap: Option<Tier>) -> Tie
 
 /// The tier whose kernels this process runs.
 ///
-/// With `std`, the first call detects the CPU's features and reads
-/// `FASTPATH_TIER`; the answer is cached for the life of the process. Without
-/// `std`, it is the best tier enabled at compile time.
+/// The first call detects the CPU's features and, with `std`, reads
+/// `FASTPATH_TIER`; the answer is cached for the life of the process.
+/// Without `std`, the detection is made on x86_64 alone; elsewhere the tier
+/// is the best one enabled at compile time (see [`Tier`]).
 ///
 /// ```
 /// println!("fastpath runs its {} kernels", fastpath::active_tier());
@@ -203,24 +224,27 @@ pub fn active_tier() -> Tier {
     active().tier()
 }
 
-/// The kernel table this process runs: chosen once with `std`, at compile
-/// time without it.
+/// The kernel table this process runs: chosen once at run time with `std`
+/// or on x86_64, at compile time elsewhere.
 #[inline]
 pub(crate) fn active() -> &'static Kernels {
-    #[cfg(feature = "std")]
+    #[cfg(any(feature = "std", all(target_arch = "x86_64", target_feature = "sse2")))]
     {
         selection::active()
     }
-    #[cfg(not(feature = "std"))]
+    #[cfg(not(any(feature = "std", all(target_arch = "x86_64", target_feature = "sse2"))))]
     {
         crate::arch::ENABLED
     }
 }
 
-/// The choice of a kernel table, made once and cached.
-#[cfg(feature = "std")]
+/// The choice of a kernel table, made once and cached: with `std`, and
+/// without it on x86_64 (with SSE2), whose detection needs only `core`.
+#[cfg(any(feature = "std", all(target_arch = "x86_64", target_feature = "sse2")))]
 pub(crate) mod selection {
-    use core::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
+    #[cfg(feature = "std")]
+    use core::sync::atomic::AtomicUsize;
+    use core::sync::atomic::{AtomicU8, Ordering};
 
     use super::{Tier, select};
     use crate::arch::fill::InlinePath;
@@ -271,12 +295,15 @@ pub(crate) mod selection {
     /// The longest copy past `copy`'s first hand-off length that takes the
     /// own kernel, by the tier's and the CPU's rule
     /// (`arch::x86_64::handoff`); 0 before the first choice, so that the
-    /// first such copy takes the kernel, whose dispatch chooses.
+    /// first such copy takes the kernel, whose dispatch chooses. With `std`
+    /// only: without it there is no C library to hand copies to.
+    #[cfg(feature = "std")]
     static OWN_COPY_TO: AtomicUsize = AtomicUsize::new(0);
 
     /// Whether a copy of `len` bytes, past `copy`'s first hand-off length,
     /// takes the own kernel rather than the C library's `memcpy`: before
     /// the first choice, and where the rules keep it.
+    #[cfg(feature = "std")]
     #[inline]
     pub(crate) fn own_copy(len: usize) -> bool {
         let to = OWN_COPY_TO.load(Ordering::Relaxed);
@@ -295,12 +322,38 @@ pub(crate) mod selection {
     }
 
     /// Chooses the table: the tier [`select`] picks from those this CPU
-    /// runs, capped by `FASTPATH_TIER`, and that tier's preferred table.
-    /// Caches and returns it.
+    /// runs, capped by `FASTPATH_TIER` with `std`, and that tier's preferred
+    /// table. Caches and returns it.
     #[cold]
     #[inline(never)]
     pub(crate) fn choose() -> &'static Kernels {
-        let cap = match std::env::var("FASTPATH_TIER") {
+        let tier = select(Tier::is_available, cap());
+        let (index, kernels) = arch::all()
+            .enumerate()
+            .filter(|(_, kernels)| kernels.tier() == tier && kernels.is_available())
+            .last()
+            .unwrap_or((0, &arch::portable::Portable::KERNELS));
+        let own_stores = arch::native::Inline::own_stores(kernels);
+        // Racing threads compute the same answers; the ones stored last win
+        // and equal the others.
+        TABLE.store(index as u8 + 1, Ordering::Relaxed);
+        OWN_STORES.store(own_stores, Ordering::Relaxed);
+        #[cfg(feature = "std")]
+        {
+            #[cfg(target_arch = "x86_64")]
+            let own_copy_to = arch::x86_64::handoff::own_copy_to(tier);
+            // No measurement elsewhere: the kernels to the x86_64 default.
+            #[cfg(not(target_arch = "x86_64"))]
+            let own_copy_to = 16 << 10;
+            OWN_COPY_TO.store(own_copy_to, Ordering::Relaxed);
+        }
+        kernels
+    }
+
+    /// The cap that `FASTPATH_TIER` sets, if any.
+    #[cfg(feature = "std")]
+    fn cap() -> Option<Tier> {
+        match std::env::var("FASTPATH_TIER") {
             // Set but empty, as `FASTPATH_TIER= cmd` leaves it: not set.
             Ok(value) if value.trim().is_empty() => None,
             Ok(value) => match value.parse::<Tier>() {
@@ -315,35 +368,24 @@ pub(crate) mod selection {
                 std::eprintln!("fastpath: ignoring FASTPATH_TIER={value:?}: not UTF-8");
                 None
             }
-        };
-        let tier = select(Tier::is_available, cap);
-        let (index, kernels) = arch::all()
-            .enumerate()
-            .filter(|(_, kernels)| kernels.tier() == tier && kernels.is_available())
-            .last()
-            .unwrap_or((0, &arch::portable::Portable::KERNELS));
-        let own_stores = arch::native::Inline::own_stores(kernels);
-        #[cfg(target_arch = "x86_64")]
-        let own_copy_to = arch::x86_64::handoff::own_copy_to(tier);
-        // No measurement elsewhere: the kernels to the x86_64 default.
-        #[cfg(not(target_arch = "x86_64"))]
-        let own_copy_to = 16 << 10;
-        // Racing threads compute the same answers; the ones stored last win
-        // and equal the others.
-        TABLE.store(index as u8 + 1, Ordering::Relaxed);
-        OWN_STORES.store(own_stores, Ordering::Relaxed);
-        OWN_COPY_TO.store(own_copy_to, Ordering::Relaxed);
-        kernels
+        }
+    }
+
+    /// No cap without `std`: there is no environment to read.
+    #[cfg(not(feature = "std"))]
+    fn cap() -> Option<Tier> {
+        None
     }
 }
 
 /// Declares a function `$name` that runs the active table's kernel `$field`
 /// for one primitive, chosen once and cached in a function pointer.
 ///
-/// With `std`, the pointer starts at a `detect` function which looks up the
-/// active table, stores its kernel in the pointer and calls it; every later
-/// call is one load and one indirect call, straight into the tier's
-/// `#[target_feature]` function. Without `std`, the table is a compile-time
+/// Where the choice is made at run time (with `std`, and on x86_64 without
+/// it), the pointer starts at a `detect` function which looks up the active
+/// table, stores its kernel in the pointer and calls it; every later call is
+/// one load and one indirect call, straight into the tier's
+/// `#[target_feature]` function. Elsewhere the table is a compile-time
 /// constant and the call is direct.
 macro_rules! dispatch {
     (
@@ -355,7 +397,7 @@ macro_rules! dispatch {
         $vis fn $name($($arg: $ty),*) -> $ret {
             type Kernel = unsafe fn($($ty),*) -> $ret;
 
-            #[cfg(feature = "std")]
+            #[cfg(any(feature = "std", all(target_arch = "x86_64", target_feature = "sse2")))]
             {
                 use core::sync::atomic::{AtomicPtr, Ordering};
 
@@ -378,11 +420,11 @@ macro_rules! dispatch {
                 // active table, which this CPU runs; `detect` is safe.
                 unsafe { kernel($($arg),*) }
             }
-            #[cfg(not(feature = "std"))]
+            #[cfg(not(any(feature = "std", all(target_arch = "x86_64", target_feature = "sse2"))))]
             {
                 let kernel: Kernel = $crate::arch::ENABLED.$field;
-                // SAFETY: the table of a build without `std` is one whose
-                // features the build enables.
+                // SAFETY: the table of a build that chooses at compile time
+                // is one whose features the build enables.
                 unsafe { kernel($($arg),*) }
             }
         }
@@ -433,12 +475,14 @@ mod tests {
     /// The inline fill's own stores follow the active tier (and
     /// `FASTPATH_TIER`): AVX-512 stores with the AVX-512 tier and BMI2,
     /// AVX2 stores with the AVX2 tier (or AVX-512 without BMI2), none below.
-    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     #[test]
     fn own_stores_follow_the_tier() {
+        use crate::arch::x86_64::detect;
+
         let tier = active_tier();
         let expected = match tier {
-            Tier::Avx512 if std::is_x86_feature_detected!("bmi2") => selection::ON,
+            Tier::Avx512 if detect::has(detect::BMI2) => selection::ON,
             Tier::Avx512 | Tier::Avx2 => selection::AVX2,
             _ => selection::OFF,
         };

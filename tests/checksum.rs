@@ -254,14 +254,19 @@ fn from_parts_round_trip() {
 }
 
 /// The active tier is the best one available, no wider than the cap that
-/// `FASTPATH_TIER` sets (CI runs this suite once per tier).
+/// `FASTPATH_TIER` sets with `std` (CI runs this suite once per tier);
+/// without `std`, which reads no environment, the best one available.
 #[test]
 fn active_tier_honours_fastpath_tier() {
     let active = fastpath::active_tier();
     eprintln!("active tier: {active}");
     assert!(active.is_available());
-    let cap = std::env::var("FASTPATH_TIER")
-        .ok()
+    let variable = std::env::var("FASTPATH_TIER").ok();
+    if !cfg!(feature = "std") && variable.is_some() {
+        eprintln!("FASTPATH_TIER is ignored without std");
+    }
+    let cap = variable
+        .filter(|_| cfg!(feature = "std"))
         .and_then(|value| value.parse::<Tier>().ok())
         .map_or(u32::MAX, Tier::vector_bits);
     let expected = Tier::ALL
@@ -270,6 +275,22 @@ fn active_tier_honours_fastpath_tier() {
         .find(|t| t.is_available() && t.vector_bits() <= cap)
         .unwrap();
     assert_eq!(active, expected);
+}
+
+/// The x86_64 tiers are available exactly where the standard library
+/// detects their features, with or without fastpath's `std` feature (its
+/// own detection reads CPUID and XGETBV).
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[test]
+fn x86_64_tiers_are_the_ones_std_detects() {
+    use fastpath::arch::x86_64::{Avx2, Avx512, Avx512Vnni, Sse2};
+
+    let avx512 = is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512bw");
+    assert_eq!(Sse2::is_available(), is_x86_feature_detected!("sse2"));
+    assert_eq!(Avx2::is_available(), is_x86_feature_detected!("avx2"));
+    assert_eq!(Avx512::is_available(), avx512);
+    let vnni = avx512 && is_x86_feature_detected!("avx512vnni");
+    assert_eq!(Avx512Vnni::is_available(), vnni);
 }
 
 proptest! {

@@ -724,7 +724,7 @@ pub(crate) trait InlinePath {
     /// with `kernels` chosen for the process: `tier::selection::OFF`, or a
     /// value of the architecture's. The selection computes it once and
     /// caches it with its choice (`crate::tier`).
-    #[cfg(feature = "std")]
+    #[cfg(any(feature = "std", all(target_arch = "x86_64", target_feature = "sse2")))]
     fn own_stores(_kernels: &super::Kernels) -> u8 {
         crate::tier::selection::OFF
     }

@@ -130,12 +130,15 @@ pub struct Kernels {
     tier: Tier,
     /// A name for the table: the tier's, or the tier's and a suffix.
     name: &'static str,
-    /// Whether this CPU runs the table: detected at run time with `std`,
-    /// fixed by the compile-time target features without it.
+    /// Whether this CPU runs the table: enabled at compile time, or detected
+    /// at run time (with `std`, and on x86_64 without it).
     is_available: fn() -> bool,
     /// Whether the build enables the table's features at compile time: the
-    /// choice of a build without `std`.
-    #[cfg_attr(feature = "std", allow(dead_code))]
+    /// choice of a build without `std` off x86_64 (`ENABLED`).
+    #[cfg_attr(
+        any(feature = "std", all(target_arch = "x86_64", target_feature = "sse2")),
+        allow(dead_code)
+    )]
     enabled: bool,
     /// The checksum of the input (the complement of its folded sum): the
     /// tier's `#[target_feature]` function, which [`crate::checksum()`]
@@ -409,9 +412,9 @@ pub fn kernels(tier: Tier) -> Option<&'static Kernels> {
     variants().filter(|kernels| kernels.tier == tier).last()
 }
 
-/// The table a build without `std` runs: the last of [`all`] whose features
-/// the build enables.
-#[cfg(not(feature = "std"))]
+/// The table a build runs that cannot detect the CPU's features (without
+/// `std`, off x86_64): the last of [`all`] whose features the build enables.
+#[cfg(not(any(feature = "std", all(target_arch = "x86_64", target_feature = "sse2"))))]
 pub(crate) const ENABLED: &Kernels = {
     let mut best = &portable::Portable::KERNELS;
     let mut i = 0;

@@ -5,9 +5,11 @@
 ///
 /// - the tier's zero-sized type `$name`, whose values prove that the CPU
 ///   runs the tier: `new()`, `unsafe new_unchecked()` and `is_available()`,
-///   from `runtime` (the detection used with `std`) and `compile_time` (the
-///   `cfg!` used without it). The portable tier, always available, writes
-///   its type by hand and uses the `@kernels` form below;
+///   which is `compile_time` (a `cfg!` of the target features the build
+///   enables) or `runtime` (the architecture's detection at run time, cached:
+///   in `core` on x86_64, through `std` on aarch64, `false` where it has
+///   none), as `std`'s detection macros do. The portable tier, always
+///   available, writes its type by hand and uses the `@kernels` form below;
 /// - `$name::KERNELS`, the tier's [`Kernels`](crate::arch::Kernels) table:
 ///   the tier `$tier`, the table's name, the four kernel functions, and the
 ///   same functions behind safe pointers for `arch::sum_kernel` and its kin;
@@ -86,9 +88,12 @@ macro_rules! tier_type {
                 Self(())
             }
 
-            /// Whether this CPU supports the tier: detected at run time with
-            /// `std` (the standard library caches the answer), fixed by the
-            /// compile-time target features without it.
+            /// Whether this CPU supports the tier: enabled at compile time
+            /// (`-C target-cpu=...`), or detected at run time, once, and
+            /// cached. On x86_64 the detection reads CPUID and XGETBV, with or
+            /// without `std`; on aarch64 it needs `std`, and without it only
+            /// the compile-time target features count (NEON is one of them
+            /// on every target that has the tier).
             ///
             /// ```
             /// # #[cfg(target_arch = "x86_64")] use fastpath::arch::x86_64::*;
@@ -97,14 +102,7 @@ macro_rules! tier_type {
             /// ```
             #[inline]
             pub fn is_available() -> bool {
-                #[cfg(feature = "std")]
-                {
-                    $runtime
-                }
-                #[cfg(not(feature = "std"))]
-                {
-                    $compile_time
-                }
+                $compile_time || $runtime
             }
         }
 

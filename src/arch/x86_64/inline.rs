@@ -29,20 +29,14 @@ impl InlinePath for Inline {
     #[cfg(not(target_feature = "avx2"))]
     type Vector = super::sse2::fill::Sse2Splat;
 
-    #[cfg(all(
-        feature = "std",
-        not(all(target_feature = "avx512f", target_feature = "avx512bw"))
-    ))]
+    #[cfg(not(all(target_feature = "avx512f", target_feature = "avx512bw")))]
     #[inline(always)]
     unsafe fn try_fill_short(ptr: *mut u8, len: usize, value: u8) -> bool {
         // SAFETY: the caller's guarantees, passed on.
         unsafe { masked::try_fill(ptr, len, value) }
     }
 
-    #[cfg(all(
-        feature = "std",
-        not(all(target_feature = "avx512f", target_feature = "avx512bw"))
-    ))]
+    #[cfg(not(all(target_feature = "avx512f", target_feature = "avx512bw")))]
     #[inline(always)]
     unsafe fn try_fill_long(ptr: *mut u8, len: usize, value: u8) -> bool {
         // SAFETY: the caller guarantees `len` writable bytes at `ptr`, and
@@ -54,14 +48,12 @@ impl InlinePath for Inline {
     /// AVX-512F and AVX-512BW, and `FASTPATH_TIER` allows them) and BMI2,
     /// for `bzhi`; the AVX2 stores the AVX2 tier or the AVX-512 one (whose
     /// CPUs have AVX2).
-    #[cfg(feature = "std")]
     fn own_stores(kernels: &crate::arch::Kernels) -> u8 {
+        use super::detect::{self, AVX2, BMI2};
         use crate::tier::selection;
         match kernels.tier() {
-            crate::Tier::Avx512 if std::is_x86_feature_detected!("bmi2") => selection::ON,
-            crate::Tier::Avx512 | crate::Tier::Avx2 if std::is_x86_feature_detected!("avx2") => {
-                selection::AVX2
-            }
+            crate::Tier::Avx512 if detect::has(BMI2) => selection::ON,
+            crate::Tier::Avx512 | crate::Tier::Avx2 if detect::has(AVX2) => selection::AVX2,
             _ => selection::OFF,
         }
     }
@@ -70,10 +62,7 @@ impl InlinePath for Inline {
 /// The AVX-512 stores for 0-128 bytes, inline, where the build does not
 /// enable AVX-512 but the CPU has it: behind the flag that the selection
 /// caches with its choice.
-#[cfg(all(
-    feature = "std",
-    not(all(target_feature = "avx512f", target_feature = "avx512bw"))
-))]
+#[cfg(not(all(target_feature = "avx512f", target_feature = "avx512bw")))]
 mod masked {
     use crate::arch::x86_64::avx512::fill::{fill_masked_asm, fill_vectors_asm, in_one_page};
     use crate::tier::selection;

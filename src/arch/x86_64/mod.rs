@@ -4,10 +4,13 @@
 //! a small vector trait (the private module `vector`); AVX-512 has kernels of
 //! its own, built on byte masks. Every tier's fill is the shared fill
 //! algorithm (`arch/fill.rs`) on its vectors. `inline` holds what
-//! [`crate::fill()`] inlines into its callers on x86_64.
+//! [`crate::fill()`] inlines into its callers on x86_64; `detect` the CPU
+//! feature detection of every tier, CPUID and XGETBV in `core`, with or
+//! without `std`.
 
 pub mod avx2;
 pub mod avx512;
+pub(crate) mod detect;
 #[cfg(feature = "std")]
 pub(crate) mod handoff;
 pub(crate) mod inline;

@@ -237,10 +237,7 @@ pub(crate) fn in_one_page(ptr: *const u8) -> bool {
 ///
 /// The CPU must support AVX-512F and AVX-512BW; `len` must be in
 /// `65..=128` and `ptr` valid for writes of `len` bytes.
-#[cfg(all(
-    feature = "std",
-    not(all(target_feature = "avx512f", target_feature = "avx512bw"))
-))]
+#[cfg(not(all(target_feature = "avx512f", target_feature = "avx512bw")))]
 #[inline(always)]
 pub(crate) unsafe fn fill_vectors_asm(ptr: *mut u8, len: usize, value: u8) {
     debug_assert!((65..=128).contains(&len));
@@ -274,10 +271,7 @@ pub(crate) unsafe fn fill_vectors_asm(ptr: *mut u8, len: usize, value: u8) {
 ///
 /// The CPU must support AVX-512F, AVX-512BW and BMI2; `len` must be at most
 /// 64, `ptr` valid for writes of `len` bytes, and [`in_one_page`]`(ptr)`.
-#[cfg(all(
-    feature = "std",
-    not(all(target_feature = "avx512f", target_feature = "avx512bw"))
-))]
+#[cfg(not(all(target_feature = "avx512f", target_feature = "avx512bw")))]
 #[inline(always)]
 pub(crate) unsafe fn fill_masked_asm(ptr: *mut u8, len: usize, value: u8) {
     debug_assert!(len <= 64 && in_one_page(ptr));

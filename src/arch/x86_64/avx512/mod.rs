@@ -11,12 +11,13 @@ mod copy;
 pub(crate) mod fill;
 mod memcpy;
 
+use super::detect;
+
 crate::arch::tier_type::tier_type! {
     /// The AVX-512 tier. Holding a value proves that the CPU has AVX-512F
     /// and AVX-512BW.
     Avx512: crate::Tier::Avx512, "avx512",
-    runtime: std::is_x86_feature_detected!("avx512f")
-        && std::is_x86_feature_detected!("avx512bw"),
+    runtime: detect::has(detect::AVX512F | detect::AVX512BW),
     compile_time: cfg!(all(target_feature = "avx512f", target_feature = "avx512bw")),
     kernels: standard,
 }
@@ -27,9 +28,7 @@ crate::arch::tier_type::tier_type! {
     /// it. Holding a value proves that the CPU has AVX-512F, AVX-512BW and
     /// AVX512-VNNI.
     Avx512Vnni: crate::Tier::Avx512, "avx512-vnni",
-    runtime: std::is_x86_feature_detected!("avx512f")
-        && std::is_x86_feature_detected!("avx512bw")
-        && std::is_x86_feature_detected!("avx512vnni"),
+    runtime: detect::has(detect::AVX512F | detect::AVX512BW | detect::AVX512VNNI),
     compile_time: cfg!(all(
         target_feature = "avx512f",
         target_feature = "avx512bw",
