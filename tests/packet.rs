@@ -663,9 +663,9 @@ proptest! {
         let endpoint = if source_side { Endpoint::Source } else { Endpoint::Destination };
         let mut rewritten = built.bytes.clone();
         let result = if spec.ipv6 {
-            incremental::rewrite_ipv6(&mut rewritten, endpoint, address, port)
+            incremental::rewrite_ipv6(&mut rewritten, endpoint, address.into(), port)
         } else {
-            incremental::rewrite_ipv4(&mut rewritten, endpoint, <[u8; 4]>::try_from(&address[..4]).unwrap(), port)
+            incremental::rewrite_ipv4(&mut rewritten, endpoint, <[u8; 4]>::try_from(&address[..4]).unwrap().into(), port)
         };
         let has_ports = spec.upper != Upper::Icmp;
         if port.is_some() && !has_ports {
@@ -823,10 +823,64 @@ fn addresses_as_octets_or_core_net_types_alike() {
     let mut built = build(&spec);
     correct(&mut built);
     let mut by_octets = built.bytes.clone();
-    incremental::rewrite_ipv4(&mut by_octets, Endpoint::Source, b4, Some(9)).unwrap();
+    incremental::rewrite_ipv4(&mut by_octets, Endpoint::Source, b4.into(), Some(9)).unwrap();
     let mut by_type = built.bytes.clone();
     incremental::rewrite_ipv4(&mut by_type, Endpoint::Source, ip_b4, Some(9)).unwrap();
     assert_eq!(by_type, by_octets);
+}
+
+/// The common call sites infer their types: a parsed address for a NAT
+/// rewrite, and a `u32` or `u128` for an update, with no annotation.
+#[test]
+fn rewrites_take_parsed_addresses_and_updates_integers() {
+    let mut spec = udp_spec(false);
+    spec.payload = b"parsed".to_vec();
+    let mut built = build(&spec);
+    correct(&mut built);
+    let mut parsed = built.bytes.clone();
+    incremental::rewrite_ipv4(
+        &mut parsed,
+        Endpoint::Source,
+        "203.0.113.7".parse().unwrap(),
+        Some(9),
+    )
+    .unwrap();
+    let mut octets = built.bytes.clone();
+    incremental::rewrite_ipv4(
+        &mut octets,
+        Endpoint::Source,
+        [203, 0, 113, 7].into(),
+        Some(9),
+    )
+    .unwrap();
+    assert_eq!(parsed, octets);
+    assert_eq!(l4::verify(&parsed), Ok(true));
+    assert_eq!(
+        incremental::update32(0x1234, 0xc0a8_0001u32, 0xcb00_7107u32),
+        incremental::update32(0x1234, [192, 168, 0, 1], [203, 0, 113, 7])
+    );
+    assert_eq!(
+        incremental::update128(0x1234, 1u128, 2u128),
+        incremental::update128(0x1234, Ipv6Addr::LOCALHOST, Ipv6Addr::from(2u128))
+    );
+
+    let mut spec = udp_spec(true);
+    spec.payload = b"parsed".to_vec();
+    let mut built = build(&spec);
+    correct(&mut built);
+    let mut parsed = built.bytes.clone();
+    incremental::rewrite_ipv6(
+        &mut parsed,
+        Endpoint::Destination,
+        "2001:db8::7".parse().unwrap(),
+        None,
+    )
+    .unwrap();
+    assert_eq!(
+        parsed[24..40],
+        "2001:db8::7".parse::<Ipv6Addr>().unwrap().octets()
+    );
+    assert_eq!(l4::verify(&parsed), Ok(true));
 }
 
 #[test]
@@ -873,7 +927,7 @@ fn nat_keeps_an_absent_udp_checksum() {
     incremental::rewrite_ipv4(
         &mut built.bytes,
         Endpoint::Source,
-        [192, 0, 2, 1],
+        [192, 0, 2, 1].into(),
         Some(4000),
     )
     .unwrap();
@@ -910,9 +964,9 @@ fn nat_writes_a_zero_udp_result_as_ffff() {
         let port = !sum.sum();
         let rewrite = |bytes: &mut [u8]| {
             if ipv6 {
-                incremental::rewrite_ipv6(bytes, Endpoint::Destination, [20; 16], Some(port))
+                incremental::rewrite_ipv6(bytes, Endpoint::Destination, [20; 16].into(), Some(port))
             } else {
-                incremental::rewrite_ipv4(bytes, Endpoint::Destination, [20; 4], Some(port))
+                incremental::rewrite_ipv4(bytes, Endpoint::Destination, [20; 4].into(), Some(port))
             }
         };
         rewrite(&mut built.bytes).unwrap();
@@ -946,7 +1000,13 @@ fn nat_leaves_a_routed_destination_out_of_the_pseudo_header() {
     let mut built = build(&spec);
     correct(&mut built);
     let before = built.stored();
-    incremental::rewrite_ipv6(&mut built.bytes, Endpoint::Destination, [7; 16], None).unwrap();
+    incremental::rewrite_ipv6(
+        &mut built.bytes,
+        Endpoint::Destination,
+        [7; 16].into(),
+        None,
+    )
+    .unwrap();
     assert_eq!(built.stored(), before);
     assert_eq!(l4::verify(&built.bytes), Ok(true));
 }
@@ -1260,7 +1320,7 @@ fn udp_length_must_fit() {
         assert_eq!(l4::checksum(&bytes), Err(Error::Length));
         let mut rewritten = bytes.clone();
         let rewrite =
-            incremental::rewrite_ipv4(&mut rewritten, Endpoint::Source, [1, 2, 3, 4], None);
+            incremental::rewrite_ipv4(&mut rewritten, Endpoint::Source, [1, 2, 3, 4].into(), None);
         assert_eq!(rewrite, Err(Error::Length));
         assert_eq!(rewritten, bytes);
     }
@@ -1532,8 +1592,12 @@ fn writers_agree_with_checksum(bytes: &[u8], n: u16) {
         for port in [None, Some(n)] {
             let mut rewritten = bytes.to_vec();
             let result = match bytes.first().map(|b| b >> 4) {
-                Some(4) => incremental::rewrite_ipv4(&mut rewritten, endpoint, [1, 2, 3, 4], port),
-                Some(6) => incremental::rewrite_ipv6(&mut rewritten, endpoint, [5; 16], port),
+                Some(4) => {
+                    incremental::rewrite_ipv4(&mut rewritten, endpoint, [1, 2, 3, 4].into(), port)
+                }
+                Some(6) => {
+                    incremental::rewrite_ipv6(&mut rewritten, endpoint, [5; 16].into(), port)
+                }
                 _ => continue,
             };
             match (computed, result) {
@@ -1581,8 +1645,8 @@ fn exercise(bytes: &[u8], n: u16) {
     let _ = partial::complete(&mut copy, usize::from(n >> 8), usize::from(n & 0xff));
     for endpoint in [Endpoint::Source, Endpoint::Destination] {
         for port in [None, Some(n)] {
-            let _ = incremental::rewrite_ipv4(&mut copy, endpoint, [1, 2, 3, 4], port);
-            let _ = incremental::rewrite_ipv6(&mut copy, endpoint, [5; 16], port);
+            let _ = incremental::rewrite_ipv4(&mut copy, endpoint, [1, 2, 3, 4].into(), port);
+            let _ = incremental::rewrite_ipv6(&mut copy, endpoint, [5; 16].into(), port);
         }
     }
     // When fix succeeds, what it fixed verifies.

@@ -212,14 +212,24 @@ fn fix_and_split_buffers() {
 fn nat_rewrite_keeps_it_right() {
     let mut packet = ipv4(10, PAYLOAD, 0);
     l4::write_checksum(&mut packet).expect("written");
-    incremental::rewrite_ipv4(&mut packet, Endpoint::Source, [203, 0, 113, 7], Some(40000))
-        .expect("rewritten");
+    incremental::rewrite_ipv4(
+        &mut packet,
+        Endpoint::Source,
+        [203, 0, 113, 7].into(),
+        Some(40000),
+    )
+    .expect("rewritten");
     assert_eq!(packet[20..22], 40000u16.to_be_bytes());
     assert_eq!(report(&packet).status, Status::Good);
     // An illegal zero stays as it is.
     let mut packet = ipv4(10, PAYLOAD, 0);
-    incremental::rewrite_ipv4(&mut packet, Endpoint::Destination, [192, 0, 2, 1], Some(53))
-        .expect("rewritten");
+    incremental::rewrite_ipv4(
+        &mut packet,
+        Endpoint::Destination,
+        [192, 0, 2, 1].into(),
+        Some(53),
+    )
+    .expect("rewritten");
     assert_eq!(packet[26..28], [0, 0]);
 }
 

@@ -1076,7 +1076,7 @@ pub unsafe extern "C" fn fp_ipv4_rewrite(
     // SAFETY: the caller's guarantees, passed on.
     unsafe {
         rewrite(packet, len, endpoint, address, port, |p, e, a, q| {
-            incremental::rewrite_ipv4(p, e, a, q)
+            incremental::rewrite_ipv4(p, e, a.into(), q)
         })
     }
 }
@@ -1105,7 +1105,7 @@ pub unsafe extern "C" fn fp_ipv6_rewrite(
     // SAFETY: the caller's guarantees, passed on.
     unsafe {
         rewrite(packet, len, endpoint, address, port, |p, e, a, q| {
-            incremental::rewrite_ipv6(p, e, a, q)
+            incremental::rewrite_ipv6(p, e, a.into(), q)
         })
     }
 }
@@ -1342,7 +1342,7 @@ mod tests {
                 let expected = incremental::rewrite_ipv4(
                     &mut theirs,
                     endpoint.into(),
-                    address,
+                    address.into(),
                     with_port.then_some(40000),
                 );
                 assert_eq!(
@@ -1384,7 +1384,7 @@ mod tests {
         incremental::rewrite_ipv6(
             &mut theirs,
             incremental::Endpoint::Destination,
-            new,
+            new.into(),
             Some(5353),
         )
         .unwrap();

@@ -161,8 +161,8 @@ fuzz_target!(|input: &[u8]| {
     };
     let port = (control & 2 != 0).then_some(u16::from(control) * 257);
     let result = match nat.first().map(|b| b >> 4) {
-        Some(4) => incremental::rewrite_ipv4(&mut nat, endpoint, [control, 0, 113, 7], port),
-        Some(6) => incremental::rewrite_ipv6(&mut nat, endpoint, [control; 16], port),
+        Some(4) => incremental::rewrite_ipv4(&mut nat, endpoint, [control, 0, 113, 7].into(), port),
+        Some(6) => incremental::rewrite_ipv6(&mut nat, endpoint, [control; 16].into(), port),
         _ => Err(Error::Truncated),
     };
     match result {

@@ -229,6 +229,7 @@ fn update_sums(checksum: u16, old: u16, new: u16) -> u16 {
 /// Which end of a connection a NAT rewrites.
 ///
 /// ```
+/// use core::net::Ipv4Addr;
 /// use fastpath::packet::{incremental::{self, Endpoint}, l4};
 ///
 /// // Port forwarding: UDP to 192.168.0.199:53 goes to 10.0.0.53:5353.
@@ -237,7 +238,7 @@ fn update_sums(checksum: u16, old: u16, new: u16) -> u16 {
 ///     0xc0, 0xa8, 0x00, 0x01, 0xc0, 0xa8, 0x00, 0xc7,
 ///     0x30, 0x39, 0x00, 0x35, 0x00, 0x0c, 0x6e, 0x7e, b'p', b'i', b'n', b'g',
 /// ];
-/// incremental::rewrite_ipv4(&mut packet, Endpoint::Destination, [10, 0, 0, 53], Some(5353))?;
+/// incremental::rewrite_ipv4(&mut packet, Endpoint::Destination, Ipv4Addr::new(10, 0, 0, 53), Some(5353))?;
 /// assert_eq!(packet[16..20], [10, 0, 0, 53]);
 /// assert_eq!(packet[22..24], 5353u16.to_be_bytes());
 /// assert_eq!(l4::verify(&packet), Ok(true));
@@ -275,6 +276,10 @@ pub enum Endpoint {
 /// other upper layers are left as they are (SCTP's CRC32c does not cover
 /// the addresses; DCCP's checksum, which does, is not updated).
 ///
+/// The address is an [`Ipv4Addr`](core::net::Ipv4Addr), so that
+/// `"203.0.113.7".parse()` needs no annotation; octets or a `u32` convert
+/// with `.into()`.
+///
 /// ```
 /// use fastpath::packet::{self, incremental::{self, Endpoint}, Status};
 ///
@@ -285,7 +290,7 @@ pub enum Endpoint {
 /// ];
 /// assert!(packet::analyze(&packet)?.reports().all(|r| r.status == Status::Good));
 /// // Masquerade 192.168.0.1:12345 as 203.0.113.7:40000.
-/// incremental::rewrite_ipv4(&mut packet, Endpoint::Source, [203, 0, 113, 7], Some(40000))?;
+/// incremental::rewrite_ipv4(&mut packet, Endpoint::Source, "203.0.113.7".parse().unwrap(), Some(40000))?;
 /// assert_eq!(packet[12..16], [203, 0, 113, 7]);
 /// assert_eq!(packet[20..22], 40000u16.to_be_bytes());
 /// assert!(packet::analyze(&packet)?.reports().all(|r| r.status == Status::Good));
@@ -294,7 +299,7 @@ pub enum Endpoint {
 pub fn rewrite_ipv4(
     packet: &mut [u8],
     endpoint: Endpoint,
-    address: impl Address<4>,
+    address: core::net::Ipv4Addr,
     port: Option<u16>,
 ) -> Result<(), Error> {
     let address = address.octets();
@@ -340,7 +345,7 @@ pub fn rewrite_ipv4(
 /// let mut new = [0u8; 16];
 /// new[..2].copy_from_slice(&[0xfd, 0x00]);
 /// new[15] = 9;
-/// incremental::rewrite_ipv6(&mut packet, Endpoint::Destination, new, Some(5353))?;
+/// incremental::rewrite_ipv6(&mut packet, Endpoint::Destination, new.into(), Some(5353))?;
 /// assert_eq!(packet[24..40], new);
 /// assert_eq!(l4::verify(&packet), Ok(true));
 /// # Ok::<(), packet::Error>(())
@@ -348,7 +353,7 @@ pub fn rewrite_ipv4(
 pub fn rewrite_ipv6(
     packet: &mut [u8],
     endpoint: Endpoint,
-    address: impl Address<16>,
+    address: core::net::Ipv6Addr,
     port: Option<u16>,
 ) -> Result<(), Error> {
     let address = address.octets();
