@@ -32,8 +32,8 @@ use std::path::Path;
 
 use fastpath::packet::{Error, Protocol, Status};
 
+use super::inspect::Gap;
 use super::layers::{Layer, MAX_DEPTH};
-use super::verify::Gap;
 
 /// How many bad checksums the summary lists.
 const FIRST_BAD: usize = 10;
