@@ -1,12 +1,14 @@
 //! What inspecting a frame finds: its checksums, what it held ([`Kind`]),
-//! and what it may hold that was not verified ([`Gap`]). The model that
-//! `verify`, `fix`, `bench` and the fuzz targets fill and `output` prints;
-//! it imports none of them.
+//! and what it may hold that was not verified ([`Gap`]); and their
+//! [`Tally`] over a file. The model that `verify`, `fix`, `bench` and the
+//! fuzz targets fill and `output` prints; it imports none of them.
 //!
 //! [`Inspector`] walks a frame's link layer and IP packets, tunnels
 //! included, through [`link`], `fast` and [`layers`].
 
-use fastpath::packet::{self, Protocol, ProtocolSet, Status};
+use std::collections::BTreeMap;
+
+use fastpath::packet::{self, Error, Protocol, ProtocolSet, Status};
 
 use super::fast;
 use super::layers::{self, End, Layer, Stop};
@@ -368,5 +370,135 @@ fn inner_not_ip(link: u16, data: &[u8], inner: (u32, usize), own: &[u16]) -> Opt
             _ => not_ip(inner, inner_data),
         },
         _ => Some(Gap::NoIp(link)),
+    }
+}
+
+/// How many bad checksums the summary lists.
+const FIRST_BAD: usize = 10;
+
+/// Whether a verdict makes `verify` exit with 1: a wrong checksum, or UDP's
+/// zero over IPv6, which receivers drop. These are what `fix` writes.
+pub fn is_bad(status: Status) -> bool {
+    status.needs_fix()
+}
+
+fn status_index(status: Status) -> usize {
+    match status {
+        Status::Good => 0,
+        Status::Bad => 1,
+        Status::Unverified(_) => 2,
+        Status::Absent => 3,
+        Status::Illegal => 4,
+    }
+}
+
+/// The index in [`Tally::unverified`] of the reason `error`.
+fn unverified_index(error: Error) -> usize {
+    match error {
+        Error::Truncated => 0,
+        Error::FirstFragment => 1,
+        Error::Length => 2,
+        Error::RoutingType(_) => 3,
+        _ => 4,
+    }
+}
+
+/// What a file's frames held.
+#[derive(Debug, Default)]
+pub struct Tally {
+    /// Every frame (packet record or block).
+    pub frames: u64,
+    /// Frames with an IP packet.
+    pub ip: u64,
+    /// Frames of a decoded link type that carry no IP (ARP, LLC, ...).
+    pub not_ip: u64,
+    /// Frames of link types not decoded here.
+    pub other_link: u64,
+    /// Frames whose IP header is unusable: too short, wrong version.
+    pub broken_ip: u64,
+    /// Frames captured shorter than they were on the wire.
+    pub cut: u64,
+    /// Checksums by protocol (indexed by [`Protocol`] as `usize`) and
+    /// status (by `status_index`).
+    pub counts: [[u64; 5]; Protocol::ALL.len()],
+    /// Checksums found inside tunnels (depth 1 or more).
+    pub tunneled: u64,
+    /// Frames with a bad or illegal checksum.
+    pub bad_frames: u64,
+    /// The first bad checksums, with their frame numbers.
+    pub first_bad: Vec<(u64, Layer)>,
+    /// Unverified checksums by reason, indexed by `unverified_index`
+    /// (`output`'s `UNVERIFIED` names them in this order).
+    pub unverified: [u64; 5],
+    /// What was not verified, by reason.
+    pub gaps: BTreeMap<Gap, u64>,
+    /// Good checksums stored as 0xffff where 0x0000 is computed (not
+    /// UDP's, whose computed 0 is sent as 0xffff).
+    pub negative_zero: u64,
+}
+
+impl Tally {
+    /// Counts the checksums of frame number `frame`.
+    pub fn add(&mut self, frame: u64, layers: &[Layer]) {
+        let mut bad = false;
+        for layer in layers {
+            let report = &layer.report;
+            self.counts[report.protocol as usize][status_index(report.status)] += 1;
+            self.tunneled += u64::from(layer.depth > 0);
+            match report.status {
+                Status::Unverified(e) => self.unverified[unverified_index(e)] += 1,
+                Status::Good if (report.stored, report.computed) == (0xffff, 0) => {
+                    self.negative_zero += 1;
+                }
+                status if is_bad(status) => {
+                    bad = true;
+                    if self.first_bad.len() < FIRST_BAD {
+                        self.first_bad.push((frame, *layer));
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.bad_frames += u64::from(bad);
+    }
+
+    /// Counts something not verified.
+    pub fn gap(&mut self, gap: Gap) {
+        *self.gaps.entry(gap).or_default() += 1;
+    }
+
+    /// Adds the counts of `other` (not its first bad checksums).
+    pub fn merge(&mut self, other: &Tally) {
+        self.frames += other.frames;
+        self.ip += other.ip;
+        self.not_ip += other.not_ip;
+        self.other_link += other.other_link;
+        self.broken_ip += other.broken_ip;
+        self.cut += other.cut;
+        for (row, other_row) in self.counts.iter_mut().zip(&other.counts) {
+            for (n, m) in row.iter_mut().zip(other_row) {
+                *n += m;
+            }
+        }
+        self.tunneled += other.tunneled;
+        self.bad_frames += other.bad_frames;
+        for (n, m) in self.unverified.iter_mut().zip(&other.unverified) {
+            *n += m;
+        }
+        for (&gap, &n) in &other.gaps {
+            *self.gaps.entry(gap).or_default() += n;
+        }
+        self.negative_zero += other.negative_zero;
+    }
+
+    /// The number of bad or illegal checksums.
+    pub fn bad(&self) -> u64 {
+        self.counts.iter().map(|row| row[1] + row[4]).sum()
+    }
+
+    /// Whether every checksum there may be was verified: none unverified,
+    /// nothing not verified.
+    pub fn all_verified(&self) -> bool {
+        self.unverified.iter().all(|&n| n == 0) && self.gaps.is_empty()
     }
 }

@@ -31,14 +31,15 @@
 //!
 //! `unverified` checksums are counted by reason (snap length, first
 //! fragment, lengths, routing header), and what may hold a checksum that
-//! has no line at all is counted by reason too ([`Gap`](super::inspect::Gap)): frames of link
-//! types not decoded, frames with no IP decoded (but those of protocols
-//! that carry no IP: ARP, LLDP, LLC, ...), IP headers cut short or
-//! malformed, TSO and BIG TCP packets (IPv4 total length 0, IPv6 payload
-//! length 0), lengths that don't fit, tunnels deeper than
-//! [`MAX_DEPTH`](super::layers::MAX_DEPTH), upper layers whose checksum is not
-//! verified here (SCTP, IGMP, ESP, ...). With `--strict`, any of them makes
-//! the exit status 1, as a bad checksum does.
+//! has no line at all is counted by reason too
+//! ([`Gap`](super::inspect::Gap)): frames of link types not decoded,
+//! frames with no IP decoded (but those of protocols that carry no IP:
+//! ARP, LLDP, LLC, ...), IP headers cut short or malformed, TSO and BIG
+//! TCP packets (IPv4 total length 0, IPv6 payload length 0), lengths that
+//! don't fit, tunnels deeper than
+//! [`MAX_DEPTH`](super::layers::MAX_DEPTH), upper layers whose checksum is
+//! not verified here (SCTP, IGMP, ESP, ...). With `--strict`, any of them
+//! makes the exit status 1, as a bad checksum does.
 
 use std::io::{self, BufWriter, Write};
 use std::ops::ControlFlow;
@@ -47,8 +48,8 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::Receiver;
 
-use super::inspect::{Inspector, Kind};
-use super::output::{self, Tally};
+use super::inspect::{Inspector, Kind, Tally};
+use super::output;
 use super::parallel;
 use super::progress::Progress;
 use super::read::{Access, Capture, Format, ReadError};
