@@ -8,8 +8,8 @@ mod capture;
 use std::io::Cursor;
 
 use capture::*;
+use fastpath_cli::pcap::inspect::Inspector;
 use fastpath_cli::pcap::read::{Capture, Frame};
-use fastpath_cli::pcap::verify::Inspector;
 
 /// Both paths on `data`, a frame of `frame`'s link type.
 fn agree(inspector: &mut Inspector, frame: &Frame, data: &[u8]) {

@@ -30,10 +30,10 @@ use std::sync::OnceLock;
 
 use fastpath::packet::{ProtocolSet, Report, Status};
 use fastpath_cli::pcap::fix::Fixer;
+use fastpath_cli::pcap::inspect::{Inspector, Kind};
 use fastpath_cli::pcap::layers;
 use fastpath_cli::pcap::link::{self, Network};
 use fastpath_cli::pcap::read::{Access, Block, Capture, Frame, ReadError};
-use fastpath_cli::pcap::verify::{Inspector, Kind};
 use libfuzzer_sys::fuzz_target;
 
 /// The buffer that reading from memory starts with: smaller than most

@@ -48,13 +48,13 @@ use std::sync::{Mutex, Once};
 use anyhow::{Context, Result, bail};
 use fastpath::packet::{Protocol, ProtocolSet, Status};
 
+use super::inspect::{Inspector, Kind};
 use super::layers::{self, Layer};
 use super::link::{self, Network};
 use super::output::display_path;
 use super::parallel;
 use super::progress::Progress;
 use super::read::{Access, Block, Capture};
-use super::verify::{Inspector, Kind};
 
 /// The exit statuses of fix.
 const EXIT_HELP: &str = "\

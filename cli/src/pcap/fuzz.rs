@@ -9,10 +9,10 @@ use fastpath::packet::{ProtocolSet, Status};
 use proptest::collection::vec;
 use proptest::prelude::*;
 
+use super::inspect::{Inspector, Kind};
 use super::layers;
 use super::link::{self, Network};
 use super::read::{Access, Capture};
-use super::verify::{Inspector, Kind};
 
 fn ipv4(protocol: u8, options: &[u8], payload: &[u8]) -> Vec<u8> {
     let header = 20 + options.len();

@@ -7,9 +7,10 @@
 //! | [`link`] | link layers: where a frame's IP packet starts |
 //! | `fast` | the common frame (Ethernet, IPv4 or IPv6, TCP or UDP, no tunnel) verified in one pass |
 //! | [`layers`] | every checksum of an IP packet, tunnels (IP-in-IP, GRE, VXLAN, Geneve, GTP-U) included; fixing them innermost first |
+//! | [`inspect`] | what a frame holds: its checksums, what it is, what of it was not verified; their tally over a file; the model that the commands fill and `output` prints |
 //! | [`verify`] | `verify`: JSON lines or a summary per file, exit status 0 to 3 |
 //! | [`fix`] | `fix`: the raw blocks copied, checksum fields patched, written through a temporary file |
-//! | `output` | the JSON line of the contract, the tally and the summary |
+//! | `output` | the JSON line of the contract, and the summaries of a tally |
 //! | `parallel` | several files at once, one per thread, their output in argument order |
 //! | `progress` | the progress bar, on a terminal only |
 //! | `bench` | `bench`: verify against a bare read of the same capture |
@@ -19,6 +20,7 @@ mod fast;
 pub mod fix;
 #[cfg(test)]
 mod fuzz;
+pub mod inspect;
 pub mod layers;
 pub mod link;
 #[cfg(unix)]

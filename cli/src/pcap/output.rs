@@ -1,6 +1,6 @@
 //! What `verify` prints: the JSON lines of the contract, the summary
-//! objects, the human summary, the tally behind them, and the escaping of
-//! text that comes from outside (file names, error messages).
+//! objects and the human summary of a [`Tally`], and the escaping of text
+//! that comes from outside (file names, error messages).
 //!
 //! The JSON lines are a contract that outside checks parse: one object per
 //! checksum, keys in this order, spaced like this:
@@ -25,18 +25,14 @@
 //! `{}` when there is nothing to count.
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::path::Path;
 
-use fastpath::packet::{Error, Protocol, Status};
+use fastpath::packet::Protocol;
 
+use super::inspect::{Gap, Tally};
 use super::layers::{Layer, MAX_DEPTH};
-use super::verify::Gap;
-
-/// How many bad checksums the summary lists.
-const FIRST_BAD: usize = 10;
 
 /// The JSON string of `text` (a path as given on the command line, an
 /// error message): serde_json's, which escapes the C0 controls, with DEL,
@@ -141,26 +137,12 @@ pub fn json_line(out: &mut impl Write, file: &str, frame: u64, layer: &Layer) ->
     )
 }
 
-/// Whether a verdict makes `verify` exit with 1: a wrong checksum, or UDP's
-/// zero over IPv6, which receivers drop. These are what `fix` writes.
-pub fn is_bad(status: Status) -> bool {
-    status.needs_fix()
-}
-
+/// The names of the statuses, in the order of [`Tally::counts`]' columns.
 const STATUSES: [&str; 5] = ["good", "bad", "unverified", "absent", "illegal"];
 
-fn status_index(status: Status) -> usize {
-    match status {
-        Status::Good => 0,
-        Status::Bad => 1,
-        Status::Unverified(_) => 2,
-        Status::Absent => 3,
-        Status::Illegal => 4,
-    }
-}
-
 /// Why a checksum is `unverified`: its JSON key in the summary object, and
-/// the text of one and of several in the summary.
+/// the text of one and of several in the summary; in the order of
+/// [`Tally::unverified`].
 pub const UNVERIFIED: [(&str, &str, &str); 5] = [
     (
         "snap length",
@@ -188,17 +170,6 @@ pub const UNVERIFIED: [(&str, &str, &str); 5] = [
         "checksums unverifiable otherwise",
     ),
 ];
-
-/// The index in [`UNVERIFIED`] of the reason `error`.
-fn unverified_index(error: Error) -> usize {
-    match error {
-        Error::Truncated => 0,
-        Error::FirstFragment => 1,
-        Error::Length => 2,
-        Error::RoutingType(_) => 3,
-        _ => 4,
-    }
-}
 
 /// The name of an IP protocol whose checksum is not verified here, for
 /// the summary.
@@ -277,98 +248,7 @@ impl Gap {
     }
 }
 
-/// What a file's frames held.
-#[derive(Debug, Default)]
-pub struct Tally {
-    /// Every frame (packet record or block).
-    pub frames: u64,
-    /// Frames with an IP packet.
-    pub ip: u64,
-    /// Frames of a decoded link type that carry no IP (ARP, LLC, ...).
-    pub not_ip: u64,
-    /// Frames of link types not decoded here.
-    pub other_link: u64,
-    /// Frames whose IP header is unusable: too short, wrong version.
-    pub broken_ip: u64,
-    /// Frames captured shorter than they were on the wire.
-    pub cut: u64,
-    /// Checksums by protocol (indexed by [`Protocol`] as `usize`) and
-    /// status.
-    pub counts: [[u64; 5]; Protocol::ALL.len()],
-    /// Checksums found inside tunnels (depth 1 or more).
-    pub tunneled: u64,
-    /// Frames with a bad or illegal checksum.
-    pub bad_frames: u64,
-    /// The first bad checksums, with their frame numbers.
-    pub first_bad: Vec<(u64, Layer)>,
-    /// Unverified checksums by reason, indexed as [`UNVERIFIED`].
-    pub unverified: [u64; 5],
-    /// What was not verified, by reason.
-    pub gaps: BTreeMap<Gap, u64>,
-    /// Good checksums stored as 0xffff where 0x0000 is computed (not
-    /// UDP's, whose computed 0 is sent as 0xffff).
-    pub negative_zero: u64,
-}
-
 impl Tally {
-    /// Counts the checksums of frame number `frame`.
-    pub fn add(&mut self, frame: u64, layers: &[Layer]) {
-        let mut bad = false;
-        for layer in layers {
-            let report = &layer.report;
-            self.counts[report.protocol as usize][status_index(report.status)] += 1;
-            self.tunneled += u64::from(layer.depth > 0);
-            match report.status {
-                Status::Unverified(e) => self.unverified[unverified_index(e)] += 1,
-                Status::Good if (report.stored, report.computed) == (0xffff, 0) => {
-                    self.negative_zero += 1;
-                }
-                status if is_bad(status) => {
-                    bad = true;
-                    if self.first_bad.len() < FIRST_BAD {
-                        self.first_bad.push((frame, *layer));
-                    }
-                }
-                _ => {}
-            }
-        }
-        self.bad_frames += u64::from(bad);
-    }
-
-    /// Counts something not verified.
-    pub fn gap(&mut self, gap: Gap) {
-        *self.gaps.entry(gap).or_default() += 1;
-    }
-
-    /// Adds the counts of `other` (not its first bad checksums).
-    pub fn merge(&mut self, other: &Tally) {
-        self.frames += other.frames;
-        self.ip += other.ip;
-        self.not_ip += other.not_ip;
-        self.other_link += other.other_link;
-        self.broken_ip += other.broken_ip;
-        self.cut += other.cut;
-        for (row, other_row) in self.counts.iter_mut().zip(&other.counts) {
-            for (n, m) in row.iter_mut().zip(other_row) {
-                *n += m;
-            }
-        }
-        self.tunneled += other.tunneled;
-        self.bad_frames += other.bad_frames;
-        for (n, m) in self.unverified.iter_mut().zip(&other.unverified) {
-            *n += m;
-        }
-        for (&gap, &n) in &other.gaps {
-            *self.gaps.entry(gap).or_default() += n;
-        }
-        self.negative_zero += other.negative_zero;
-    }
-
-    /// The number of bad or illegal checksums.
-    pub fn bad(&self) -> u64 {
-        self.counts.iter().map(|row| row[1] + row[4]).sum()
-    }
-
     /// The number of checksums of each status, indexed as the summary's
     /// columns: good, bad, unverified, absent, illegal.
     fn by_status(&self) -> [u64; 5] {
@@ -379,12 +259,6 @@ impl Tally {
             }
         }
         sums
-    }
-
-    /// Whether every checksum there may be was verified: none unverified,
-    /// nothing not verified.
-    pub fn all_verified(&self) -> bool {
-        self.unverified.iter().all(|&n| n == 0) && self.gaps.is_empty()
     }
 
     /// What was not verified, as the summary says it: "3 checksums cut by
@@ -577,7 +451,7 @@ impl Tally {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use fastpath::packet::Report;
+    use fastpath::packet::{Error, Report, Status};
 
     fn layer(depth: u8, protocol: Protocol, status: Status) -> Layer {
         let report = Report {
