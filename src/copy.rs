@@ -8,8 +8,8 @@ use core::mem::MaybeUninit;
 use crate::Checksum;
 use crate::arch::memcpy::copy_short;
 use crate::arch::scalar;
+use crate::dispatch::dispatch;
 use crate::slice::{LengthMismatch, as_uninit_mut, assert_same_length, assume_init_mut};
-use crate::tier::dispatch;
 
 dispatch! {
     /// Copies with the active tier's kernel.
@@ -102,7 +102,7 @@ fn copy_long(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
 #[cfg(feature = "std")]
 #[inline(never)]
 fn copy_handed_off(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
-    if crate::tier::selection::own_copy(src.len()) {
+    if crate::dispatch::selection::own_copy(src.len()) {
         copy_kernel(dst, src);
     } else {
         // SAFETY: `src.len()` bytes are readable at `src` and writable at

@@ -51,6 +51,7 @@ pub mod arch;
 mod cache;
 mod checksum;
 mod copy;
+mod dispatch;
 mod fill;
 pub mod packet;
 pub mod reference;
@@ -62,9 +63,10 @@ pub use cache::{Caches, caches};
 pub use checksum::checksum_io_slices;
 pub use checksum::{Checksum, checksum, checksum_vectored};
 pub use copy::{copy, copy_checksum, copy_checksum_uninit, copy_uninit, try_copy_checksum};
+pub use dispatch::active_tier;
 pub use fill::{fill, fill_nontemporal, zero};
 pub use slice::LengthMismatch;
-pub use tier::{ParseTierError, Tier, active_tier};
+pub use tier::{ParseTierError, Tier};
 
 /// The README's examples, run as doc tests.
 #[cfg(doctest)]
