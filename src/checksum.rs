@@ -2,7 +2,7 @@
 //! scatter-gather.
 
 use crate::arch::scalar;
-use crate::tier::dispatch;
+use crate::dispatch::dispatch;
 
 /// Inputs up to this many bytes (128) are summed by inline scalar code,
 /// without a call through the dispatch pointer: an IPv4 header, a TCP or UDP

@@ -23,7 +23,7 @@
 //! where it is written once for every tier, and in each kernel's file.
 
 use crate::arch::fill::{INLINE_MAX, fill_inline, try_fill_long_inline};
-use crate::tier::dispatch;
+use crate::dispatch::dispatch;
 
 dispatch! {
     /// Fills with the active tier's kernel.

@@ -51,20 +51,22 @@ pub mod arch;
 mod cache;
 mod checksum;
 mod copy;
+mod dispatch;
 mod fill;
 pub mod packet;
 pub mod reference;
+mod slice;
 mod tier;
 
 pub use cache::{Caches, caches};
 #[cfg(feature = "std")]
 pub use checksum::checksum_io_slices;
 pub use checksum::{Checksum, checksum, checksum_vectored};
-pub use copy::{
-    LengthMismatch, copy, copy_checksum, copy_checksum_uninit, copy_uninit, try_copy_checksum,
-};
+pub use copy::{copy, copy_checksum, copy_checksum_uninit, copy_uninit, try_copy_checksum};
+pub use dispatch::active_tier;
 pub use fill::{fill, fill_nontemporal, zero};
-pub use tier::{ParseTierError, Tier, active_tier};
+pub use slice::LengthMismatch;
+pub use tier::{ParseTierError, Tier};
 
 /// The README's examples, run as doc tests.
 #[cfg(doctest)]

@@ -498,16 +498,37 @@ pub extern "C" fn fp_version() -> *const c_char {
 #[must_use]
 #[unsafe(no_mangle)]
 pub extern "C" fn fp_active_tier() -> *const c_char {
-    let name: &'static core::ffi::CStr = match fp::active_tier() {
-        fp::Tier::Portable => c"portable",
-        fp::Tier::Sse2 => c"sse2",
-        fp::Tier::Neon => c"neon",
-        fp::Tier::Avx2 => c"avx2",
-        fp::Tier::Avx512 => c"avx512",
-        _ => c"unknown",
-    };
+    let tier = fp::active_tier();
+    let name = fp::Tier::ALL
+        .into_iter()
+        .zip(TIER_NAMES)
+        .find_map(|(t, name)| (t == tier).then_some(name))
+        // Not reached: `Tier::ALL` holds every tier.
+        .unwrap_or(c"unknown");
     name.as_ptr()
 }
+
+/// [`fp::Tier::name`] of each tier of [`fp::Tier::ALL`], at its index, as a
+/// C string: a table that cannot fall out of date, since its length is that
+/// of `Tier::ALL` and each name is checked against `Tier::name` at compile
+/// time.
+const TIER_NAMES: [&core::ffi::CStr; fp::Tier::ALL.len()] =
+    [c"portable", c"sse2", c"neon", c"avx2", c"avx512"];
+
+const _: () = {
+    let mut i = 0;
+    while i < TIER_NAMES.len() {
+        let c = TIER_NAMES[i].to_bytes();
+        let name = fp::Tier::ALL[i].name().as_bytes();
+        assert!(c.len() == name.len(), "TIER_NAMES differs from Tier::name");
+        let mut j = 0;
+        while j < c.len() {
+            assert!(c[j] == name[j], "TIER_NAMES differs from Tier::name");
+            j += 1;
+        }
+        i += 1;
+    }
+};
 
 /// A description of an `fp_error` code, as a static string.
 #[must_use]
@@ -1249,6 +1270,18 @@ mod tests {
         // SAFETY: fp_version returns a static NUL-terminated string.
         let text = unsafe { core::ffi::CStr::from_ptr(fp_version()) };
         assert_eq!(text.to_str(), Ok(env!("CARGO_PKG_VERSION")));
+    }
+
+    /// `fp_active_tier()` names the library's active tier, as `Tier::name`
+    /// spells it, and every tier has its C name.
+    #[test]
+    fn the_tier_name_is_the_librarys() {
+        // SAFETY: fp_active_tier returns a static NUL-terminated string.
+        let text = unsafe { core::ffi::CStr::from_ptr(fp_active_tier()) };
+        assert_eq!(text.to_str(), Ok(fp::active_tier().name()));
+        for (tier, name) in fp::Tier::ALL.into_iter().zip(TIER_NAMES) {
+            assert_eq!(name.to_str(), Ok(tier.name()));
+        }
     }
 
     /// An IPv4 packet carrying UDP with its checksum right.

@@ -721,12 +721,12 @@ pub(crate) trait InlinePath {
     }
 
     /// Which of their own stores, if any, the two functions above may use
-    /// with `kernels` chosen for the process: `tier::selection::OFF`, or a
+    /// with `kernels` chosen for the process: `dispatch::selection::OFF`, or a
     /// value of the architecture's. The selection computes it once and
     /// caches it with its choice (`crate::tier`).
     #[cfg(any(feature = "std", all(target_arch = "x86_64", target_feature = "sse2")))]
     fn own_stores(_kernels: &super::Kernels) -> u8 {
-        crate::tier::selection::OFF
+        crate::dispatch::selection::OFF
     }
 }
 

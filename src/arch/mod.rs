@@ -264,7 +264,7 @@ impl Kernels {
     /// ```
     #[inline]
     pub fn copy_sum(&self, dst: &mut [u8], src: &[u8]) -> u16 {
-        self.copy_sum_uninit(crate::copy::as_uninit_mut(dst), src)
+        self.copy_sum_uninit(crate::slice::as_uninit_mut(dst), src)
     }
 
     /// Like [`copy_sum`](Self::copy_sum), into memory that need not be
@@ -285,7 +285,7 @@ impl Kernels {
     /// ```
     #[inline]
     pub fn copy_sum_uninit(&self, dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u16 {
-        crate::copy::assert_same_length(dst.len(), src.len());
+        crate::slice::assert_same_length(dst.len(), src.len());
         // SAFETY: as in `checksum`; the function takes any slices.
         !unsafe { (self.copy_checksum)(dst, src) }
     }
@@ -343,7 +343,7 @@ impl Kernels {
     /// ```
     #[inline]
     pub fn copy(&self, dst: &mut [u8], src: &[u8]) {
-        self.copy_uninit(crate::copy::as_uninit_mut(dst), src);
+        self.copy_uninit(crate::slice::as_uninit_mut(dst), src);
     }
 
     /// Copies `src` into `dst`, memory that need not be initialized, and
@@ -364,11 +364,11 @@ impl Kernels {
     /// ```
     #[inline]
     pub fn copy_uninit<'d>(&self, dst: &'d mut [MaybeUninit<u8>], src: &[u8]) -> &'d mut [u8] {
-        crate::copy::assert_same_length(dst.len(), src.len());
+        crate::slice::assert_same_length(dst.len(), src.len());
         // SAFETY: as in `checksum`; the function takes any slices.
         unsafe { (self.copy)(dst, src) };
         // SAFETY: the kernel wrote every byte of `dst`, as long as `src`.
-        unsafe { crate::copy::assume_init_mut(dst) }
+        unsafe { crate::slice::assume_init_mut(dst) }
     }
 }
 

@@ -50,7 +50,7 @@ impl InlinePath for Inline {
     /// CPUs have AVX2).
     fn own_stores(kernels: &crate::arch::Kernels) -> u8 {
         use super::detect::{self, AVX2, BMI2};
-        use crate::tier::selection;
+        use crate::dispatch::selection;
         match kernels.tier() {
             crate::Tier::Avx512 if detect::has(BMI2) => selection::ON,
             crate::Tier::Avx512 | crate::Tier::Avx2 if detect::has(AVX2) => selection::AVX2,
@@ -65,7 +65,7 @@ impl InlinePath for Inline {
 #[cfg(not(all(target_feature = "avx512f", target_feature = "avx512bw")))]
 mod masked {
     use crate::arch::x86_64::avx512::fill::{fill_masked_asm, fill_vectors_asm, in_one_page};
-    use crate::tier::selection;
+    use crate::dispatch::selection;
 
     /// Fills the `65..=128` bytes at `ptr` with `value` with four
     /// overlapping 32-byte AVX2 stores at 0, `d`, `len - 32 - d` and

@@ -1,0 +1,277 @@
+//! The one place where a kernel is chosen and cached: the active table
+//! ([`active`]), its choice ([`selection`], with the `FASTPATH_TIER` cap) and
+//! the `dispatch!` macro, which declares a primitive's cached function
+//! pointer.
+//!
+//! The choice is made at run time with `std`, and without it on x86_64 with
+//! SSE2, whose detection needs only `core` (`arch::x86_64::detect`): the
+//! builds of `cfg(any(feature = "std", all(target_arch = "x86_64",
+//! target_feature = "sse2")))`, the condition written below wherever the two
+//! ways part. Elsewhere without `std` the table is `arch::ENABLED`, fixed at
+//! compile time.
+
+use crate::Tier;
+use crate::arch::Kernels;
+
+/// The tier whose kernels this process runs.
+///
+/// The first call detects the CPU's features and, with `std`, reads
+/// `FASTPATH_TIER`; the answer is cached for the life of the process.
+/// Without `std`, the detection is made on x86_64 alone; elsewhere the tier
+/// is the best one enabled at compile time (see [`Tier`]).
+///
+/// ```
+/// println!("fastpath runs its {} kernels", fastpath::active_tier());
+/// ```
+#[inline]
+#[must_use]
+pub fn active_tier() -> Tier {
+    active().tier()
+}
+
+/// The kernel table this process runs: chosen once at run time with `std`
+/// or on x86_64, at compile time elsewhere.
+#[inline]
+pub(crate) fn active() -> &'static Kernels {
+    #[cfg(any(feature = "std", all(target_arch = "x86_64", target_feature = "sse2")))]
+    {
+        selection::active()
+    }
+    #[cfg(not(any(feature = "std", all(target_arch = "x86_64", target_feature = "sse2"))))]
+    {
+        crate::arch::ENABLED
+    }
+}
+
+/// The choice of a kernel table, made once and cached: with `std`, and
+/// without it on x86_64 (with SSE2), whose detection needs only `core`.
+#[cfg(any(feature = "std", all(target_arch = "x86_64", target_feature = "sse2")))]
+pub(crate) mod selection {
+    #[cfg(feature = "std")]
+    use core::sync::atomic::AtomicUsize;
+    use core::sync::atomic::{AtomicU8, Ordering};
+
+    use crate::arch::fill::InlinePath;
+    use crate::arch::{self, Kernels};
+    use crate::tier::{Tier, select};
+
+    /// The state before the first choice.
+    pub(crate) const UNSELECTED: u8 = 0;
+
+    /// 1 + the index in [`arch::all`] of the chosen table, [`UNSELECTED`]
+    /// before the first choice.
+    static TABLE: AtomicU8 = AtomicU8::new(UNSELECTED);
+
+    /// The value of [`own_stores`] when the architecture's inline paths may
+    /// use their own stores with the chosen table
+    /// ([`InlinePath::own_stores`]): on x86_64, AVX-512 stores.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    pub(crate) const ON: u8 = 1;
+
+    /// The value of [`own_stores`] when they may not.
+    pub(crate) const OFF: u8 = 2;
+
+    /// The value of [`own_stores`] when the inline paths may use AVX2
+    /// stores, and not AVX-512 ones (x86_64).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    pub(crate) const AVX2: u8 = 3;
+
+    /// [`ON`], [`OFF`] or [`AVX2`], set with [`TABLE`]; [`UNSELECTED`]
+    /// before.
+    static OWN_STORES: AtomicU8 = AtomicU8::new(UNSELECTED);
+
+    /// Whether the inline paths may use their own stores: [`ON`], [`OFF`],
+    /// [`AVX2`], or [`UNSELECTED`] before the first choice. Kept beside the table so
+    /// that the inline paths test it with one load and one comparison.
+    #[inline(always)]
+    // Read by x86_64's inline fill alone, so far, and not in a build that
+    // enables AVX-512 at compile time, whose inline paths store with it.
+    #[cfg_attr(
+        any(
+            not(target_arch = "x86_64"),
+            all(target_feature = "avx512f", target_feature = "avx512bw")
+        ),
+        allow(dead_code)
+    )]
+    pub(crate) fn own_stores() -> u8 {
+        OWN_STORES.load(Ordering::Relaxed)
+    }
+
+    /// The longest copy past `copy`'s first hand-off length that takes the
+    /// own kernel, by the tier's and the CPU's rule
+    /// (`arch::x86_64::handoff`); 0 before the first choice, so that the
+    /// first such copy takes the kernel, whose dispatch chooses. With `std`
+    /// only: without it there is no C library to hand copies to.
+    #[cfg(feature = "std")]
+    static OWN_COPY_TO: AtomicUsize = AtomicUsize::new(0);
+
+    /// Whether a copy of `len` bytes, past `copy`'s first hand-off length,
+    /// takes the own kernel rather than the C library's `memcpy`: before
+    /// the first choice, and where the rules keep it.
+    #[cfg(feature = "std")]
+    #[inline]
+    pub(crate) fn own_copy(len: usize) -> bool {
+        let to = OWN_COPY_TO.load(Ordering::Relaxed);
+        to == 0 || len <= to
+    }
+
+    /// The chosen table, chosen now if it was not yet.
+    #[inline]
+    pub(crate) fn active() -> &'static Kernels {
+        match TABLE.load(Ordering::Relaxed) {
+            UNSELECTED => choose(),
+            n => arch::all()
+                .nth(usize::from(n) - 1)
+                .unwrap_or_else(|| choose()),
+        }
+    }
+
+    /// Chooses the table: the tier [`select`] picks from those this CPU
+    /// runs, capped by `FASTPATH_TIER` with `std`, and that tier's preferred
+    /// table. Caches and returns it.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn choose() -> &'static Kernels {
+        let tier = select(Tier::is_available, cap());
+        let (index, kernels) = arch::all()
+            .enumerate()
+            .filter(|(_, kernels)| kernels.tier() == tier && kernels.is_available())
+            .last()
+            .unwrap_or((0, &arch::portable::Portable::KERNELS));
+        let own_stores = arch::native::Inline::own_stores(kernels);
+        // Racing threads compute the same answers; the ones stored last win
+        // and equal the others.
+        TABLE.store(index as u8 + 1, Ordering::Relaxed);
+        OWN_STORES.store(own_stores, Ordering::Relaxed);
+        #[cfg(feature = "std")]
+        {
+            #[cfg(target_arch = "x86_64")]
+            let own_copy_to = arch::x86_64::handoff::own_copy_to(tier);
+            // No measurement elsewhere: the kernels to the x86_64 default.
+            #[cfg(not(target_arch = "x86_64"))]
+            let own_copy_to = 16 << 10;
+            OWN_COPY_TO.store(own_copy_to, Ordering::Relaxed);
+        }
+        kernels
+    }
+
+    /// The cap that `FASTPATH_TIER` sets, if any.
+    #[cfg(feature = "std")]
+    fn cap() -> Option<Tier> {
+        match std::env::var("FASTPATH_TIER") {
+            // Set but empty, as `FASTPATH_TIER= cmd` leaves it: not set.
+            Ok(value) if value.trim().is_empty() => None,
+            Ok(value) => match value.parse::<Tier>() {
+                Ok(tier) => Some(tier),
+                Err(err) => {
+                    std::eprintln!("fastpath: ignoring FASTPATH_TIER={value:?}: {err}");
+                    None
+                }
+            },
+            Err(std::env::VarError::NotPresent) => None,
+            Err(std::env::VarError::NotUnicode(value)) => {
+                std::eprintln!("fastpath: ignoring FASTPATH_TIER={value:?}: not UTF-8");
+                None
+            }
+        }
+    }
+
+    /// No cap without `std`: there is no environment to read.
+    #[cfg(not(feature = "std"))]
+    fn cap() -> Option<Tier> {
+        None
+    }
+}
+
+/// Declares a function `$name` that runs the active table's kernel `$field`
+/// for one primitive, chosen once and cached in a function pointer.
+///
+/// Where the choice is made at run time (with `std`, and on x86_64 without
+/// it), the pointer starts at a `detect` function which looks up the active
+/// table, stores its kernel in the pointer and calls it; every later call is
+/// one load and one indirect call, straight into the tier's
+/// `#[target_feature]` function. Elsewhere the table is a compile-time
+/// constant and the call is direct.
+macro_rules! dispatch {
+    (
+        $(#[$attr:meta])*
+        $vis:vis fn $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty;
+        kernel = $field:ident;
+    ) => {
+        $(#[$attr])*
+        $vis fn $name($($arg: $ty),*) -> $ret {
+            type Kernel = unsafe fn($($ty),*) -> $ret;
+
+            #[cfg(any(feature = "std", all(target_arch = "x86_64", target_feature = "sse2")))]
+            {
+                use core::sync::atomic::{AtomicPtr, Ordering};
+
+                fn detect($($arg: $ty),*) -> $ret {
+                    let kernel: Kernel = $crate::dispatch::active().$field;
+                    FN.store(kernel as *mut (), Ordering::Relaxed);
+                    // SAFETY: the active table is one this CPU runs, and its
+                    // kernels take any arguments of their types.
+                    unsafe { kernel($($arg),*) }
+                }
+
+                static FN: AtomicPtr<()> = AtomicPtr::new(detect as *mut ());
+
+                let ptr = FN.load(Ordering::Relaxed);
+                // SAFETY: `FN` only ever holds `detect` or a value of type
+                // `Kernel` cast to a pointer, so it is a valid function
+                // pointer of type `Kernel`.
+                let kernel = unsafe { core::mem::transmute::<*mut (), Kernel>(ptr) };
+                // SAFETY: a kernel is stored only after it was read from the
+                // active table, which this CPU runs; `detect` is safe.
+                unsafe { kernel($($arg),*) }
+            }
+            #[cfg(not(any(feature = "std", all(target_arch = "x86_64", target_feature = "sse2"))))]
+            {
+                let kernel: Kernel = $crate::arch::ENABLED.$field;
+                // SAFETY: the table of a build that chooses at compile time
+                // is one whose features the build enables.
+                unsafe { kernel($($arg),*) }
+            }
+        }
+    };
+}
+pub(crate) use dispatch;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn active_is_available() {
+        assert!(active_tier().is_available());
+        assert_eq!(active_tier(), active_tier());
+    }
+
+    /// The inline fill's own stores follow the active tier (and
+    /// `FASTPATH_TIER`): AVX-512 stores with the AVX-512 tier and BMI2,
+    /// AVX2 stores with the AVX2 tier (or AVX-512 without BMI2), none below.
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    #[test]
+    fn own_stores_follow_the_tier() {
+        use crate::arch::x86_64::detect;
+
+        let tier = active_tier();
+        let expected = match tier {
+            Tier::Avx512 if detect::has(detect::BMI2) => selection::ON,
+            Tier::Avx512 | Tier::Avx2 => selection::AVX2,
+            _ => selection::OFF,
+        };
+        assert_eq!(selection::own_stores(), expected, "{tier:?}");
+    }
+
+    /// The copies past `copy`'s first hand-off length take the own kernel
+    /// up to the rule's length, and then `memcpy`.
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    #[test]
+    fn long_copies_keep_the_own_kernel_only_by_the_rules() {
+        let to = crate::arch::x86_64::handoff::own_copy_to(active_tier());
+        assert!(to >= 2 << 10);
+        assert!(selection::own_copy(to));
+        assert!(!selection::own_copy(to + 1));
+    }
+}
