@@ -12,9 +12,16 @@ use crate::dispatch::dispatch;
 use crate::slice::{LengthMismatch, as_uninit_mut, assert_same_length, assume_init_mut};
 
 dispatch! {
-    /// Copies with the active tier's kernel.
-    fn copy_kernel(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> ();
-    kernel = copy;
+    /// Copies the `len > 64` bytes at `src` to `dst` with the active tier's
+    /// kernel, or with `std` for a long copy the C library's `memcpy`, by
+    /// the tier's and the CPU's rule (`arch::x86_64::handoff`).
+    ///
+    /// # Safety
+    ///
+    /// `len` must be more than 64, `src` valid for reads and `dst` for
+    /// writes of `len` bytes, and the two must not overlap.
+    unsafe fn copy_long(dst: *mut u8, src: *const u8, len: usize) -> ();
+    kernel = copy_or_hand_off;
 }
 
 /// Copies of up to this many bytes are inline: a few overlapping moves, no
@@ -58,57 +65,15 @@ const COPY_INLINE_MAX: usize = 64;
 pub fn copy(dst: &mut [u8], src: &[u8]) {
     let len = src.len();
     assert_same_length(dst.len(), len);
-    if len <= COPY_INLINE_MAX {
-        // SAFETY: `len <= 64` bytes are readable at `src` and writable at
-        // `dst`, which cannot overlap (one is borrowed mutably).
-        unsafe { copy_short(dst.as_mut_ptr(), src.as_ptr(), len) }
-    } else {
-        copy_long(as_uninit_mut(dst), src);
-    }
-}
-
-/// Copies of up to this many bytes beyond the inline ones take the own
-/// kernel on every CPU; longer ones, with `std`, go to the C library's
-/// `memcpy` but where the tier's or the CPU's rule keeps the kernel
-/// (`arch::x86_64::handoff`: to 16 KiB with AVX-512). The kernels ran at
-/// 1.00-1.43× `copy_from_slice`'s speed up to 2 KiB in every regime
-/// measured (BENCHMARKS.md, "The hand-off to the C library").
-#[cfg(feature = "std")]
-const COPY_KERNEL_MAX: usize = 2 << 10;
-
-/// A copy beyond the inline lengths: the active tier's kernel, or with
-/// `std` from [`COPY_KERNEL_MAX`] bytes on [`copy_handed_off`]. The lengths
-/// are equal.
-// No inline path for 65-128 bytes: two AVX-512 moves behind a test of the
-// selection's flag ran 100-byte copies at 1.13-1.41× glibc's `memcpy`
-// rather than 1.0×, but 256-byte ones at 0.77-0.94× rather than 0.88-1.07×
-// in both regimes, in every order of the tests tried (Zen 4, BENCHMARKS.md
-// "AMD EPYC Zen 4").
-#[inline(always)]
-fn copy_long(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
-    #[cfg(feature = "std")]
-    if src.len() > COPY_KERNEL_MAX {
-        return copy_handed_off(dst, src);
-    }
-    copy_kernel(dst, src);
-}
-
-/// A copy of more than [`COPY_KERNEL_MAX`] bytes: the C library's `memcpy`
-/// (`copy_nonoverlapping` of a length the compiler cannot see), unless the
-/// tier's or the CPU's rule keeps the own kernel for this length and
-/// destination (`arch::x86_64::handoff`), or the first choice of the
-/// kernels is still to be made (the kernel's dispatch makes it). Out of
-/// line: a call costs little at these lengths.
-#[cfg(feature = "std")]
-#[inline(never)]
-fn copy_handed_off(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
-    if crate::dispatch::selection::own_copy(src.len()) {
-        copy_kernel(dst, src);
-    } else {
-        // SAFETY: `src.len()` bytes are readable at `src` and writable at
-        // `dst` (the lengths are equal), and the two cannot overlap: one
-        // is borrowed mutably.
-        unsafe { core::ptr::copy_nonoverlapping(src.as_ptr(), dst.as_mut_ptr().cast(), src.len()) }
+    // SAFETY: `len` bytes are readable at `src` and writable at `dst`,
+    // which cannot overlap (one is borrowed mutably); `copy_short` takes
+    // `len <= 64` and `copy_long` the others.
+    unsafe {
+        if len <= COPY_INLINE_MAX {
+            copy_short(dst.as_mut_ptr(), src.as_ptr(), len);
+        } else {
+            copy_long(dst.as_mut_ptr(), src.as_ptr(), len);
+        }
     }
 }
 
@@ -132,11 +97,13 @@ fn copy_handed_off(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
 pub fn copy_uninit<'d>(dst: &'d mut [MaybeUninit<u8>], src: &[u8]) -> &'d mut [u8] {
     let len = src.len();
     assert_same_length(dst.len(), len);
-    if len <= COPY_INLINE_MAX {
-        // SAFETY: as in `copy`.
-        unsafe { copy_short(dst.as_mut_ptr().cast(), src.as_ptr(), len) }
-    } else {
-        copy_long(dst, src);
+    // SAFETY: as in `copy`.
+    unsafe {
+        if len <= COPY_INLINE_MAX {
+            copy_short(dst.as_mut_ptr().cast(), src.as_ptr(), len);
+        } else {
+            copy_long(dst.as_mut_ptr().cast(), src.as_ptr(), len);
+        }
     }
     // SAFETY: every byte of `dst` was written: the lengths are equal.
     unsafe { assume_init_mut(dst) }

@@ -47,8 +47,6 @@ pub(crate) fn active() -> &'static Kernels {
 /// without it on x86_64 (with SSE2), whose detection needs only `core`.
 #[cfg(any(feature = "std", all(target_arch = "x86_64", target_feature = "sse2")))]
 pub(crate) mod selection {
-    #[cfg(feature = "std")]
-    use core::sync::atomic::AtomicUsize;
     use core::sync::atomic::{AtomicU8, Ordering};
 
     use crate::arch::fill::InlinePath;
@@ -97,24 +95,6 @@ pub(crate) mod selection {
         OWN_STORES.load(Ordering::Relaxed)
     }
 
-    /// The longest copy past `copy`'s first hand-off length that takes the
-    /// own kernel, by the tier's and the CPU's rule
-    /// (`arch::x86_64::handoff`); 0 before the first choice, so that the
-    /// first such copy takes the kernel, whose dispatch chooses. With `std`
-    /// only: without it there is no C library to hand copies to.
-    #[cfg(feature = "std")]
-    static OWN_COPY_TO: AtomicUsize = AtomicUsize::new(0);
-
-    /// Whether a copy of `len` bytes, past `copy`'s first hand-off length,
-    /// takes the own kernel rather than the C library's `memcpy`: before
-    /// the first choice, and where the rules keep it.
-    #[cfg(feature = "std")]
-    #[inline]
-    pub(crate) fn own_copy(len: usize) -> bool {
-        let to = OWN_COPY_TO.load(Ordering::Relaxed);
-        to == 0 || len <= to
-    }
-
     /// The chosen table, chosen now if it was not yet.
     #[inline]
     pub(crate) fn active() -> &'static Kernels {
@@ -143,6 +123,8 @@ pub(crate) mod selection {
         // and equal the others.
         TABLE.store(index as u8 + 1, Ordering::Relaxed);
         OWN_STORES.store(own_stores, Ordering::Relaxed);
+        // The longest copy that keeps the own kernel, without `std` every
+        // one: there is no C library to hand copies to.
         #[cfg(feature = "std")]
         {
             #[cfg(target_arch = "x86_64")]
@@ -150,7 +132,7 @@ pub(crate) mod selection {
             // No measurement elsewhere: the kernels to the x86_64 default.
             #[cfg(not(target_arch = "x86_64"))]
             let own_copy_to = 16 << 10;
-            OWN_COPY_TO.store(own_copy_to, Ordering::Relaxed);
+            arch::memcpy::set_own_copy_to(own_copy_to);
         }
         kernels
     }
@@ -192,25 +174,36 @@ pub(crate) mod selection {
 /// one load and one indirect call, straight into the tier's
 /// `#[target_feature]` function. Elsewhere the table is a compile-time
 /// constant and the call is direct.
+///
+/// Declared `unsafe fn`, the function has the kernel's preconditions, which
+/// its `# Safety` section states.
 macro_rules! dispatch {
     (
+        @define [$($qualifier:tt)*]
         $(#[$attr:meta])*
         $vis:vis fn $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty;
         kernel = $field:ident;
     ) => {
         $(#[$attr])*
-        $vis fn $name($($arg: $ty),*) -> $ret {
+        $vis $($qualifier)* fn $name($($arg: $ty),*) -> $ret {
             type Kernel = unsafe fn($($ty),*) -> $ret;
 
             #[cfg(any(feature = "std", all(target_arch = "x86_64", target_feature = "sse2")))]
             {
                 use core::sync::atomic::{AtomicPtr, Ordering};
 
-                fn detect($($arg: $ty),*) -> $ret {
+                /// The first call: chooses, caches and calls the kernel.
+                ///
+                /// # Safety
+                ///
+                /// The arguments must meet the declared function's
+                /// preconditions, if it has any.
+                unsafe fn detect($($arg: $ty),*) -> $ret {
                     let kernel: Kernel = $crate::dispatch::active().$field;
                     FN.store(kernel as *mut (), Ordering::Relaxed);
-                    // SAFETY: the active table is one this CPU runs, and its
-                    // kernels take any arguments of their types.
+                    // SAFETY: the active table is one this CPU runs, and the
+                    // arguments meet the kernel's preconditions, as the
+                    // caller guarantees.
                     unsafe { kernel($($arg),*) }
                 }
 
@@ -222,16 +215,44 @@ macro_rules! dispatch {
                 // pointer of type `Kernel`.
                 let kernel = unsafe { core::mem::transmute::<*mut (), Kernel>(ptr) };
                 // SAFETY: a kernel is stored only after it was read from the
-                // active table, which this CPU runs; `detect` is safe.
+                // active table, which this CPU runs; the arguments meet its
+                // preconditions (an `unsafe` declaration's caller
+                // guarantees them; a safe one's kernel has none), as they
+                // meet `detect`'s.
                 unsafe { kernel($($arg),*) }
             }
             #[cfg(not(any(feature = "std", all(target_arch = "x86_64", target_feature = "sse2"))))]
             {
                 let kernel: Kernel = $crate::arch::ENABLED.$field;
                 // SAFETY: the table of a build that chooses at compile time
-                // is one whose features the build enables.
+                // is one whose features the build enables; the arguments
+                // meet the kernel's preconditions, as above.
                 unsafe { kernel($($arg),*) }
             }
+        }
+    };
+    (
+        $(#[$attr:meta])*
+        $vis:vis unsafe fn $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty;
+        kernel = $field:ident;
+    ) => {
+        $crate::dispatch::dispatch! {
+            @define [unsafe]
+            $(#[$attr])*
+            $vis fn $name($($arg: $ty),*) -> $ret;
+            kernel = $field;
+        }
+    };
+    (
+        $(#[$attr:meta])*
+        $vis:vis fn $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty;
+        kernel = $field:ident;
+    ) => {
+        $crate::dispatch::dispatch! {
+            @define []
+            $(#[$attr])*
+            $vis fn $name($($arg: $ty),*) -> $ret;
+            kernel = $field;
         }
     };
 }
@@ -264,14 +285,14 @@ mod tests {
         assert_eq!(selection::own_stores(), expected, "{tier:?}");
     }
 
-    /// The copies past `copy`'s first hand-off length take the own kernel
-    /// up to the rule's length, and then `memcpy`.
+    /// The selection sets the length up to which copies keep the own
+    /// kernel by the tier's and the CPU's rule.
     #[cfg(all(feature = "std", target_arch = "x86_64"))]
     #[test]
     fn long_copies_keep_the_own_kernel_only_by_the_rules() {
-        let to = crate::arch::x86_64::handoff::own_copy_to(active_tier());
+        let tier = active_tier();
+        let to = crate::arch::x86_64::handoff::own_copy_to(tier);
         assert!(to >= 2 << 10);
-        assert!(selection::own_copy(to));
-        assert!(!selection::own_copy(to + 1));
+        assert_eq!(crate::arch::memcpy::own_copy_to(), to);
     }
 }

@@ -25,6 +25,8 @@
 //! avoid. Every load and store lies inside
 //! the two buffers.
 
+#[cfg(feature = "std")]
+use core::sync::atomic::AtomicUsize;
 use core::sync::atomic::{Ordering, compiler_fence};
 
 /// A vector register as a chunk of bytes to move: what the copy needs.
@@ -141,52 +143,99 @@ pub(crate) unsafe fn copy_short(dst: *mut u8, src: *const u8, len: usize) {
 /// reads and `dst` for writes of `len` bytes, and the two must not overlap.
 #[inline(always)]
 pub(crate) unsafe fn copy_with<V: Chunk>(dst: *mut u8, src: *const u8, len: usize) {
-    let w = V::BYTES;
-    // SAFETY: up to 64 bytes, `copy_short`'s conditions. Beyond, with
-    // `len > 64 >= w`: the vectors from the start and those that end at
-    // `len` are `k` each with `k * w <= len` (`len > k * w` by each branch's
-    // bound, halved), so they lie inside both buffers and, together, cover
-    // `0..len`; beyond `8w`, `copy_long`'s conditions.
+    // SAFETY: the caller's guarantees, and `copy_beyond_short`'s bound on
+    // `len` or `copy_short`'s.
     unsafe {
         // The lengths up to 64 come last: `fastpath::copy` and
         // `copy_uninit` copy them inline, so the kernel sees them only
         // when called directly, and 65-128 bytes (AVX-512) go through no
-        // taken branch, as in glibc's `memcpy`: 1.07-1.23× its speed at
-        // 100 and 128 bytes on Zen 4, rather than 0.85-0.91× with the
-        // short path first (docs/benchmark-history.md).
+        // taken branch, as in glibc's `memcpy` (docs/benchmark-history.md).
         if len > 64 {
-            if len <= 2 * w {
-                // All the loads, then all the stores: interleaved, the AVX2
-                // kernel ran 129-256 bytes at 0.83x glibc's memcpy, rather than
-                // 1.25-1.35x (docs/benchmark-history.md).
-                let (first, last) = (V::load(src), V::load(src.add(len - w)));
-                first.store(dst);
-                last.store(dst.add(len - w));
-            } else if len <= 4 * w {
-                let head = [0, 1].map(|i| V::load(src.add(i * w)));
-                let tail = [2, 1].map(|i| V::load(src.add(len - i * w)));
-                for (i, v) in head.into_iter().enumerate() {
-                    v.store(dst.add(i * w));
-                }
-                for (i, v) in tail.into_iter().enumerate() {
-                    v.store(dst.add(len - (2 - i) * w));
-                }
-            } else if len <= 8 * w {
-                let head = [0, 1, 2, 3].map(|i| V::load(src.add(i * w)));
-                let tail = [4, 3, 2, 1].map(|i| V::load(src.add(len - i * w)));
-                for (i, v) in head.into_iter().enumerate() {
-                    v.store(dst.add(i * w));
-                }
-                for (i, v) in tail.into_iter().enumerate() {
-                    v.store(dst.add(len - (4 - i) * w));
-                }
-            } else {
-                V::copy_long(dst, src, len);
-            }
+            copy_beyond_short::<V, false>(dst, src, len);
         } else {
             copy_short(dst, src, len);
         }
     }
+}
+
+/// Copies the `len > 64` bytes at `src` to `dst`. With `HAND_OFF` (and
+/// `std`), a copy longer than eight vectors and than [`own_copy_to`]
+/// bytes goes to the C library's `memcpy`; the test costs nothing below
+/// eight vectors.
+///
+/// # Safety
+///
+/// The CPU must support `V`'s instruction set, `len` must be more than 64,
+/// `src` valid for reads and `dst` for writes of `len` bytes, and the two
+/// must not overlap.
+#[inline(always)]
+pub(crate) unsafe fn copy_beyond_short<V: Chunk, const HAND_OFF: bool>(
+    dst: *mut u8,
+    src: *const u8,
+    len: usize,
+) {
+    debug_assert!(len > 64);
+    let w = V::BYTES;
+    // SAFETY: with `len > 64 >= w`: the vectors from the start and those
+    // that end at `len` are `k` each with `k * w <= len` (`len > k * w` by
+    // each branch's bound, halved), so they lie inside both buffers and,
+    // together, cover `0..len`; beyond `8w`, `copy_long`'s conditions, or
+    // `copy_nonoverlapping`'s, which are the caller's.
+    unsafe {
+        if len <= 2 * w {
+            // All the loads, then all the stores: interleaved, the AVX2
+            // kernel ran 129-256 bytes at 0.83x glibc's memcpy, rather than
+            // 1.25-1.35x (docs/benchmark-history.md).
+            let (first, last) = (V::load(src), V::load(src.add(len - w)));
+            first.store(dst);
+            last.store(dst.add(len - w));
+        } else if len <= 4 * w {
+            let head = [0, 1].map(|i| V::load(src.add(i * w)));
+            let tail = [2, 1].map(|i| V::load(src.add(len - i * w)));
+            for (i, v) in head.into_iter().enumerate() {
+                v.store(dst.add(i * w));
+            }
+            for (i, v) in tail.into_iter().enumerate() {
+                v.store(dst.add(len - (2 - i) * w));
+            }
+        } else if len <= 8 * w {
+            let head = [0, 1, 2, 3].map(|i| V::load(src.add(i * w)));
+            let tail = [4, 3, 2, 1].map(|i| V::load(src.add(len - i * w)));
+            for (i, v) in head.into_iter().enumerate() {
+                v.store(dst.add(i * w));
+            }
+            for (i, v) in tail.into_iter().enumerate() {
+                v.store(dst.add(len - (4 - i) * w));
+            }
+        } else {
+            #[cfg(feature = "std")]
+            if HAND_OFF && len > own_copy_to() {
+                return core::ptr::copy_nonoverlapping(src, dst, len);
+            }
+            V::copy_long(dst, src, len);
+        }
+    }
+}
+
+/// The longest copy that [`copy_beyond_short`] with `HAND_OFF` keeps on
+/// the own kernel: every length until the selection sets the rule of the
+/// chosen tier and CPU ([`set_own_copy_to`]).
+#[cfg(feature = "std")]
+static OWN_COPY_TO: AtomicUsize = AtomicUsize::new(usize::MAX);
+
+/// The longest copy that keeps the own kernel rather than go to the C
+/// library's `memcpy`.
+#[cfg(feature = "std")]
+#[inline(always)]
+pub(crate) fn own_copy_to() -> usize {
+    OWN_COPY_TO.load(Ordering::Relaxed)
+}
+
+/// Sets [`own_copy_to`]: the selection's hook, with the rule of the tier
+/// it chose (`arch::x86_64::handoff`).
+#[cfg(feature = "std")]
+pub(crate) fn set_own_copy_to(len: usize) {
+    OWN_COPY_TO.store(len, Ordering::Relaxed);
 }
 
 /// Copies the `len` bytes at `src` to `dst` with vectors `V`, `len` more
@@ -279,10 +328,12 @@ fn opaque(x: usize) -> usize {
     core::hint::black_box(x)
 }
 
-/// Defines a tier's copy kernel, `copy`, on a line of its own
-/// (`arch::line_aligned`): the shared algorithm
-/// ([`copy_with`]) on the vector `$chunk`, in a function that enables the
-/// target features `$features` (none for the portable tier). A macro,
+/// Defines a tier's copy kernels, each on a line of its own
+/// (`arch::line_aligned`): `copy`, the shared algorithm ([`copy_with`]) on
+/// the vector `$chunk` at every length, and `copy_or_hand_off`, the kernel
+/// of [`crate::copy()`] past its inline lengths, which with `std` hands long
+/// copies to the C library ([`copy_beyond_short`]). Their functions enable
+/// the target features `$features` (none for the portable tier). A macro,
 /// because a generic function cannot enable target features that depend on
 /// its type parameter.
 macro_rules! copy_kernel {
@@ -304,6 +355,84 @@ macro_rules! copy_kernel {
                 unsafe { $crate::arch::memcpy::copy_with::<$chunk>(dst.as_mut_ptr().cast(), src.as_ptr(), len) }
             }
         );
+
+        $crate::arch::line_aligned!(
+            concat!(".text.fastpath.copy_or_hand_off.", stringify!($chunk)),
+            /// Copies the `len > 64` bytes at `src` to `dst`: the tier's
+            /// copy kernel, or with `std` for a long copy the C library's
+            /// `memcpy`, by the rule the selection set.
+            ///
+            /// # Safety
+            ///
+            /// The CPU must support the tier's target features, `len` must
+            /// be more than 64, `src` valid for reads and `dst` for writes
+            /// of `len` bytes, and the two must not overlap.
+            $(#[target_feature(enable = $features)])?
+            pub(crate) unsafe fn copy_or_hand_off(dst: *mut u8, src: *const u8, len: usize) {
+                // SAFETY: the caller's guarantees.
+                unsafe { $crate::arch::memcpy::copy_beyond_short::<$chunk, true>(dst, src, len) }
+            }
+        );
     };
 }
 pub(crate) use copy_kernel;
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use std::vec::Vec;
+
+    /// Every table's `copy_or_hand_off` copies every length past the inline
+    /// ones, at every offset of the source and the destination in a line,
+    /// and, with `std`, the lengths on either side of the selection's
+    /// hand-off length; and nothing outside the destination.
+    #[test]
+    fn copy_or_hand_off_copies_exactly_the_bytes() {
+        // The selection sets the hand-off length.
+        let _ = crate::active_tier();
+        #[cfg(feature = "std")]
+        let hand_off = super::own_copy_to().min(4 << 20);
+        #[cfg(not(feature = "std"))]
+        let hand_off = 4096;
+        let mut lens: Vec<usize> = (65..=1100).collect();
+        lens.extend([2047, 2048, 2049, 4096, 9000, 16384, 16385]);
+        lens.extend([hand_off - 1, hand_off, hand_off + 1, hand_off + 4097]);
+        let max = lens.iter().copied().max().unwrap_or(0) + 128;
+        let src: Vec<u8> = (0..max).map(|i| (i * 7 + i / 251) as u8).collect();
+        let mut dst = std::vec![0u8; max];
+        for kernels in crate::arch::all().filter(|kernels| kernels.is_available()) {
+            for &len in &lens {
+                let offsets: &[(usize, usize)] = if len <= 1100 {
+                    &[(0, 0), (1, 0), (0, 1), (14, 0), (0, 14), (63, 33)]
+                } else {
+                    &[(0, 0), (1, 0), (0, 14)]
+                };
+                for &(from, to) in offsets {
+                    let window = &mut dst[..to + len + 64];
+                    window.fill(0xee);
+                    // SAFETY: the table is one this CPU runs; `len > 64`
+                    // bytes from `from` and `to` lie inside the two
+                    // vectors, which do not overlap.
+                    unsafe {
+                        (kernels.copy_or_hand_off)(
+                            window.as_mut_ptr().add(to),
+                            src.as_ptr().add(from),
+                            len,
+                        )
+                    };
+                    let name = kernels.name();
+                    assert_eq!(
+                        window[to..to + len],
+                        src[from..from + len],
+                        "{name}: {len} bytes, src+{from} dst+{to}"
+                    );
+                    let outside = window[..to].iter().chain(&window[to + len..]);
+                    assert!(
+                        outside.into_iter().all(|&b| b == 0xee),
+                        "{name}: {len} bytes, src+{from} dst+{to}: a byte outside"
+                    );
+                }
+            }
+        }
+    }
+}

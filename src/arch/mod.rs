@@ -159,6 +159,11 @@ pub struct Kernels {
     /// Copies `min(dst.len(), src.len())` bytes of `src` into `dst`
     /// (callers check that the lengths are equal).
     pub(crate) copy: unsafe fn(&mut [MaybeUninit<u8>], &[u8]),
+    /// Copies `len > 64` bytes from the second argument to the first: the
+    /// kernel of [`crate::copy()`] past its inline lengths, which with
+    /// `std` hands long copies to the C library's `memcpy` by the rule the
+    /// selection set (`arch::memcpy::copy_beyond_short`).
+    pub(crate) copy_or_hand_off: unsafe fn(*mut u8, *const u8, usize),
     /// The same functions behind safe pointers, for [`sum_kernel`] and its
     /// kin.
     plain: Plain,
@@ -528,6 +533,7 @@ mod tests {
                 ("fill_nontemporal", kernels.fill_nontemporal as usize),
                 ("fill_or_stream", kernels.fill_or_stream as usize),
                 ("copy", kernels.copy as usize),
+                ("copy_or_hand_off", kernels.copy_or_hand_off as usize),
             ];
             for (name, address) in entries {
                 assert_eq!(address % 64, 0, "{} {name} at {address:#x}", kernels.name());

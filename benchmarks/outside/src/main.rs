@@ -16,7 +16,8 @@
 //!   fastpath faster), with the median ratio of the baseline against
 //!   itself, run twice in a repetition, as the noise.
 //!
-//! `cargo run --release -- [fill|copy]`. One placement of each loop: the
+//! `cargo run --release -- [fill|copy] [MAX]`, MAX the longest fixed row
+//! to time (all of them by default). One placement of each loop: the
 //! short rows move with where the linker puts them (by 10-30% here).
 //!
 //! `cargo run --release -- distance` times `copy_from_slice` alone, at 4 and
@@ -178,6 +179,9 @@ fn distances() {
 
 fn main() {
     let what = std::env::args().nth(1).unwrap_or_default();
+    let max_len: usize = std::env::args()
+        .nth(2)
+        .map_or(usize::MAX, |max| max.parse().expect("MAX: a length in bytes"));
     if what == "distance" {
         return distances();
     }
@@ -194,6 +198,7 @@ fn main() {
     if what.is_empty() || what == "fill" {
         let mut rows: Vec<(String, Vec<(usize, usize)>)> = FILL_SIZES
             .iter()
+            .filter(|&&len| len <= max_len)
             .map(|&len| (format!("fill {len}"), vec![(dst_base, len); repeats(len)]))
             .collect();
         for &max in RANDOM_MAX {
@@ -229,7 +234,7 @@ fn main() {
     }
     if what.is_empty() || what == "copy" {
         let mut rows: Vec<(String, Vec<(usize, usize, usize)>)> = Vec::new();
-        for &len in COPY_SIZES {
+        for &len in COPY_SIZES.iter().filter(|&&len| len <= max_len) {
             for (from, to) in [(0, 0), (1, 0), (0, 1), (14, 0), (0, 14)] {
                 let call = (src_base + from, dst_base + to, len);
                 rows.push((

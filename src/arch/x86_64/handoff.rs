@@ -1,7 +1,8 @@
 //! Where, with `std`, [`crate::copy()`] keeps its own kernel for copies
-//! past its first hand-off length (2 KiB) rather than call the C library's
-//! `memcpy`: chosen once, at selection, from the tier and CPUID (vendor,
-//! family, L2 size), never by timing. The rules, and the measurements
+//! longer than eight vectors and 2 KiB rather than call the C library's
+//! `memcpy` (`arch::memcpy::copy_beyond_short`): chosen once, at
+//! selection, from the tier and CPUID (vendor, family, L2 size), never by
+//! timing. The rules, and the measurements
 //! behind them (glibc 2.36; BENCHMARKS.md, "Per CPU"):
 //!
 //! - **The AVX-512 tier**: to 16 KiB, where its kernel ran at 1.00-1.43×

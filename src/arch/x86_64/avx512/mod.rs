@@ -41,5 +41,6 @@ crate::arch::tier_type::tier_type! {
         fill_nontemporal: fill::fill_nontemporal,
         fill_or_stream: fill::fill_or_stream,
         copy: memcpy::copy,
+        copy_or_hand_off: memcpy::copy_or_hand_off,
     },
 }
