@@ -95,6 +95,18 @@ pub(crate) mod selection {
         OWN_STORES.load(Ordering::Relaxed)
     }
 
+    /// Whether fills past the inline lengths keep the own kernels rather
+    /// than go to the C library's `memset`: the CPU's rule
+    /// (`arch::x86_64::handoff::own_fills`), with `std` only. No
+    /// measurement elsewhere says the own kernels are faster.
+    #[cfg(feature = "std")]
+    pub(crate) fn own_fills() -> bool {
+        #[cfg(target_arch = "x86_64")]
+        return arch::x86_64::handoff::own_fills();
+        #[cfg(not(target_arch = "x86_64"))]
+        false
+    }
+
     /// The chosen table, chosen now if it was not yet.
     #[inline]
     pub(crate) fn active() -> &'static Kernels {
@@ -176,13 +188,17 @@ pub(crate) mod selection {
 /// constant and the call is direct.
 ///
 /// Declared `unsafe fn`, the function has the kernel's preconditions, which
-/// its `# Safety` section states.
+/// its `# Safety` section states. With `hand_off = f;` (a fill), the pointer
+/// is `f`, a function of the same type that hands the work to the C
+/// library, where the CPU's rule does not keep the own kernels
+/// ([`selection::own_fills`]).
 macro_rules! dispatch {
     (
         @define [$($qualifier:tt)*]
         $(#[$attr:meta])*
         $vis:vis fn $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty;
         kernel = $field:ident;
+        $(hand_off = $hand_off:path;)?
     ) => {
         $(#[$attr])*
         $vis $($qualifier)* fn $name($($arg: $ty),*) -> $ret {
@@ -200,6 +216,14 @@ macro_rules! dispatch {
                 /// preconditions, if it has any.
                 unsafe fn detect($($arg: $ty),*) -> $ret {
                     let kernel: Kernel = $crate::dispatch::active().$field;
+                    $(
+                        #[cfg(feature = "std")]
+                        let kernel: Kernel = if $crate::dispatch::selection::own_fills() {
+                            kernel
+                        } else {
+                            $hand_off
+                        };
+                    )?
                     FN.store(kernel as *mut (), Ordering::Relaxed);
                     // SAFETY: the active table is one this CPU runs, and the
                     // arguments meet the kernel's preconditions, as the
@@ -235,24 +259,28 @@ macro_rules! dispatch {
         $(#[$attr:meta])*
         $vis:vis unsafe fn $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty;
         kernel = $field:ident;
+        $(hand_off = $hand_off:path;)?
     ) => {
         $crate::dispatch::dispatch! {
             @define [unsafe]
             $(#[$attr])*
             $vis fn $name($($arg: $ty),*) -> $ret;
             kernel = $field;
+            $(hand_off = $hand_off;)?
         }
     };
     (
         $(#[$attr:meta])*
         $vis:vis fn $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty;
         kernel = $field:ident;
+        $(hand_off = $hand_off:path;)?
     ) => {
         $crate::dispatch::dispatch! {
             @define []
             $(#[$attr])*
             $vis fn $name($($arg: $ty),*) -> $ret;
             kernel = $field;
+            $(hand_off = $hand_off;)?
         }
     };
 }

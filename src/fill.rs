@@ -17,7 +17,11 @@
 //!   `arch::fill::InlinePath`;
 //! - longer fills call the [active tier](crate::active_tier)'s kernel, chosen
 //!   and cached at the first call, through the crate's one dispatch macro,
-//!   so that `FASTPATH_TIER` caps it as it caps every primitive.
+//!   so that `FASTPATH_TIER` caps it as it caps every primitive; or, with
+//!   `std`, the C library's `memset`, at the hardware's limit there, on
+//!   every CPU but those where the own kernels were measured faster (AMD
+//!   Zen 4: `arch::x86_64::handoff`). Non-temporal fills past their
+//!   threshold keep the own kernels everywhere.
 //!
 //! The algorithm, and the measurements behind it, are in `arch/fill.rs`,
 //! where it is written once for every tier, and in each kernel's file.
@@ -26,16 +30,51 @@ use crate::arch::fill::{INLINE_MAX, fill_inline, try_fill_long_inline};
 use crate::dispatch::dispatch;
 
 dispatch! {
-    /// Fills with the active tier's kernel.
+    /// Fills with the active tier's kernel, or with `std` the C library's
+    /// `memset` where the CPU's rule says.
     fn fill_dispatched(dst: &mut [u8], value: u8) -> ();
     kernel = fill;
+    hand_off = memset;
 }
 
 dispatch! {
     /// Fills with the active tier's kernel below the non-temporal
-    /// threshold, and its non-temporal kernel from it.
+    /// threshold (with `std`, or the C library's `memset` where the CPU's
+    /// rule says), and its non-temporal kernel from it.
     fn fill_nontemporal_dispatched(dst: &mut [u8], value: u8) -> ();
     kernel = fill_or_stream;
+    hand_off = memset_or_stream;
+}
+
+/// Sets every byte of `dst` to `value` with the C library's `memset`: the
+/// fill past the inline lengths on the CPUs where no measurement shows the
+/// own kernels faster (`arch::x86_64::handoff::own_fills`).
+///
+/// # Safety
+///
+/// None: `unsafe` for the type of a kernel.
+#[cfg(feature = "std")]
+unsafe fn memset(dst: &mut [u8], value: u8) {
+    // SAFETY: the `dst.len()` bytes at `dst` are writable. With a length
+    // the compiler cannot see, this is a call of `memset`.
+    unsafe { core::ptr::write_bytes(dst.as_mut_ptr(), value, dst.len()) }
+}
+
+/// [`memset`] below the non-temporal threshold, the active tier's
+/// non-temporal kernel from it: [`fill_nontemporal`]'s kernel where fills
+/// go to the C library.
+///
+/// # Safety
+///
+/// None: `unsafe` for the type of a kernel.
+#[cfg(feature = "std")]
+unsafe fn memset_or_stream(dst: &mut [u8], value: u8) {
+    if dst.len() >= crate::cache::nontemporal_threshold() {
+        crate::dispatch::active().fill_nontemporal(dst, value);
+    } else {
+        // SAFETY: no precondition.
+        unsafe { memset(dst, value) }
+    }
 }
 
 /// Sets every byte of `dst` to `value`: a faster `dst.fill(value)`.
@@ -46,8 +85,10 @@ dispatch! {
 /// compile time uses it too on a CPU that has it, and a build without AVX2
 /// stores 65-128 bytes inline with AVX2 on a CPU that has that (behind a
 /// flag set at the first call). Longer fills call the active tier's
-/// kernel, chosen once:
-/// see [`Tier`](crate::Tier) for how, and how `FASTPATH_TIER` caps it.
+/// kernel, chosen once (see [`Tier`](crate::Tier) for how, and how
+/// `FASTPATH_TIER` caps it); with `std`, on the CPUs where no measurement
+/// shows that kernel faster than the C library's `memset` (all but AMD
+/// Zen 4), they call `memset`.
 ///
 /// ```
 /// let mut header = [0xffu8; 20];
@@ -144,4 +185,37 @@ pub fn zero(dst: &mut [u8]) {
 #[inline(always)]
 pub fn fill_nontemporal(dst: &mut [u8], value: u8) {
     fill_stores::<true>(dst, value);
+}
+
+#[cfg(all(test, feature = "std"))]
+mod tests {
+    extern crate std;
+
+    /// The C library's fills that replace the kernels past the inline
+    /// lengths, where the CPU's rule says, fill exactly the bytes given.
+    #[test]
+    fn the_hand_offs_fill_exactly_the_bytes() {
+        let mut buf = std::vec![0u8; 70_000];
+        for len in (0..600).chain([4095, 65_535, 65_536, 69_000]) {
+            for offset in [0, 1, 14, 63] {
+                for (i, hand_off) in [super::memset, super::memset_or_stream]
+                    .into_iter()
+                    .enumerate()
+                {
+                    buf.fill(0xee);
+                    // SAFETY: no precondition.
+                    unsafe { hand_off(&mut buf[offset..offset + len], 0x5a) };
+                    assert!(
+                        buf[offset..offset + len].iter().all(|&b| b == 0x5a),
+                        "{i}: {len} at +{offset}"
+                    );
+                    let outside = buf[..offset].iter().chain(&buf[offset + len..]);
+                    assert!(
+                        outside.into_iter().all(|&b| b == 0xee),
+                        "{i}: {len} at +{offset}"
+                    );
+                }
+            }
+        }
+    }
 }

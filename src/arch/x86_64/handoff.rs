@@ -26,6 +26,17 @@
 //!   at 4-256 KiB. At 1 MiB and beyond, past the `rep movsb` range,
 //!   `memcpy` is as fast or faster (the kernel at 0.83-1.00×).
 
+//!
+//! And where [`crate::fill()`] keeps its own kernels past its inline
+//! lengths (128 bytes) rather than call `memset`: on AMD's Zen 4 alone,
+//! where they ran at 1.00-1.07× `slice::fill` from 129 bytes to 1 MiB,
+//! called as applications call, and `memset` behind the inline paths at
+//! 0.73-0.91× at 129-1024 bytes. On an Intel Xeon of the Sapphire/Emerald
+//! Rapids class the own kernels ran at 0.83-1.14× from 256 bytes to
+//! 64 MiB, and `memset` behind the inline paths at 0.97-1.06×; on Zen 3,
+//! random lengths up to 256 and 1024 bytes at 0.79× and 0.77×. Nothing has
+//! been measured elsewhere, so elsewhere fills go to `memset` too.
+
 use crate::Tier;
 
 /// The longest copy that keeps the own kernel with `tier` on this CPU.
@@ -43,20 +54,33 @@ pub(crate) fn own_copy_to(tier: Tier) -> usize {
     to
 }
 
+/// Whether fills past the inline lengths keep the own kernels: on AMD's
+/// Zen 4 (family 0x19, models 0x10-0x1f, 0x60-0x7f, 0xa0-0xaf).
+pub(crate) fn own_fills() -> bool {
+    super::is_amd() && is_zen_4(signature())
+}
+
+/// Whether CPUID leaf 1's EAX is one of AMD's Zen 4 cores.
+fn is_zen_4(eax: u32) -> bool {
+    let (family, model) = family_model(eax);
+    family == 0x19 && matches!(model, 0x10..=0x1f | 0x60..=0x7f | 0xa0..=0xaf)
+}
+
+/// CPUID leaf 1's EAX: the family, model and stepping.
+fn signature() -> u32 {
+    // CPUID is a safe intrinsic since Rust 1.87; `unsafe` for the crate's
+    // older supported versions.
+    #[allow(unused_unsafe)]
+    // SAFETY: CPUID exists on every x86_64 CPU.
+    unsafe { core::arch::x86_64::__cpuid(1) }.eax
+}
+
 /// Whether the CPU runs glibc's `rep movsb` copies slower than vector
 /// loops: AMD's family 0x19, the Zen 3 (models 0x00-0x0f, 0x20-0x5f) and
 /// Zen 4 (0x10-0x1f, 0x60-0x7f, 0xa0-0xaf) cores, both measured. Zen 5
 /// (family 0x1a) has not been.
 fn prefers_vectors_to_rep_movsb() -> bool {
-    if !super::is_amd() {
-        return false;
-    }
-    // CPUID is a safe intrinsic since Rust 1.87; `unsafe` for the crate's
-    // older supported versions.
-    #[allow(unused_unsafe)]
-    // SAFETY: CPUID exists on every x86_64 CPU.
-    let eax = unsafe { core::arch::x86_64::__cpuid(1) }.eax;
-    family_model(eax).0 == 0x19
+    super::is_amd() && family_model(signature()).0 == 0x19
 }
 
 /// The family and model of CPUID leaf 1's EAX, with their extended fields
@@ -89,6 +113,18 @@ mod tests {
         assert_eq!(family_model(0x00a1_0f11), (0x19, 0x11));
         // Intel Xeon (Sapphire Rapids): family 6, model 0x8f.
         assert_eq!(family_model(0x0008_06f8), (0x6, 0x8f));
+    }
+
+    #[test]
+    fn zen_4_alone_keeps_the_fill_kernels() {
+        // Genoa, Raphael, Bergamo: Zen 4; Milan, Vermeer: Zen 3.
+        for eax in [0x00a1_0f11, 0x00a6_0f12, 0x00aa_0f01] {
+            assert!(is_zen_4(eax), "{eax:#x}");
+        }
+        for eax in [0x00a0_0f11, 0x00a2_0f10, 0x0008_06f8] {
+            assert!(!is_zen_4(eax), "{eax:#x}");
+        }
+        assert_eq!(own_fills(), super::super::is_amd() && is_zen_4(signature()));
     }
 
     #[test]
