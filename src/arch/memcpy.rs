@@ -17,7 +17,8 @@
 //! - longer: the first vector unaligned, then from the first `W`-aligned
 //!   address of the destination on, blocks of four vectors loaded unaligned
 //!   and stored aligned (a store never splits a cache line, a load may),
-//!   and the last four vectors unaligned, ending at the end.
+//!   and the last four vectors unaligned, ending at the end; the first
+//!   vector, loaded before the loop, is stored after it.
 //!
 //! No `rep movsb`: where the destination lies a few bytes past the source
 //! in the page it is many times slower than the vector loop on some x86_64
@@ -241,7 +242,8 @@ pub(crate) fn set_own_copy_to(len: usize) {
 /// Copies the `len` bytes at `src` to `dst` with vectors `V`, `len` more
 /// than eight of them: the first vector unaligned, then from the first
 /// `W`-aligned address of the destination on, blocks of four vectors loaded
-/// unaligned and stored aligned, and the last four vectors unaligned.
+/// unaligned and stored aligned, the last four vectors unaligned, and
+/// then the first vector, loaded before the loop.
 ///
 /// # Safety
 ///
@@ -276,7 +278,7 @@ pub(crate) unsafe fn copy_lines<V: Chunk>(dst: *mut u8, src: *const u8, len: usi
     // before `len`; the last four vectors cover `len - 4w..len`, everything
     // the blocks left, and all lie inside both buffers as `len > 8w`.
     unsafe {
-        move_at::<V, false>(dst, src, 0);
+        let first = V::load(src);
         let mut offset = w - dst as usize % w;
         while offset < len - 4 * w {
             if V::IN_ORDER {
@@ -295,6 +297,12 @@ pub(crate) unsafe fn copy_lines<V: Chunk>(dst: *mut u8, src: *const u8, len: usi
         for i in 0..4 {
             move_at::<V, false>(dst, src, len - (4 - i) * w);
         }
+        // The first vector last, as glibc's `memcpy` stores it: the last
+        // store of a copy is then not at the end, where the next copy's
+        // first load of a source just before its destination in the page
+        // would wait for it (a false dependence on the address modulo
+        // 4 KiB).
+        first.store(dst);
     }
 }
 
