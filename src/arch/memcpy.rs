@@ -175,7 +175,10 @@ pub(crate) unsafe fn copy_beyond_short<V: Chunk, const HAND_OFF: bool>(
     src: *const u8,
     len: usize,
 ) {
-    debug_assert!(len > 64);
+    // SAFETY: the caller guarantees it; the compiler then drops the paths
+    // of shorter lengths of the tiers whose vectors are narrower than 64
+    // bytes.
+    unsafe { core::hint::assert_unchecked(len > 64) };
     let w = V::BYTES;
     // SAFETY: with `len > 64 >= w`: the vectors from the start and those
     // that end at `len` are `k` each with `k * w <= len` (`len > k * w` by
