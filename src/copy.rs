@@ -82,8 +82,8 @@ const COPY_KERNEL_MAX: usize = 2 << 10;
 // No inline path for 65-128 bytes: two AVX-512 moves behind a test of the
 // selection's flag ran 100-byte copies at 1.13-1.41× glibc's `memcpy`
 // rather than 1.0×, but 256-byte ones at 0.77-0.94× rather than 0.88-1.07×
-// in both regimes, in every order of the tests tried (Zen 4, BENCHMARKS.md
-// "AMD EPYC Zen 4").
+// in both regimes, in every order of the tests tried (Zen 4,
+// docs/experiments.md, "Copies of 65-128 bytes inline").
 #[inline(always)]
 fn copy_long(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
     #[cfg(feature = "std")]

@@ -153,12 +153,12 @@ pub(crate) unsafe fn copy_with<V: Chunk>(dst: *mut u8, src: *const u8, len: usiz
         // when called directly, and 65-128 bytes (AVX-512) go through no
         // taken branch, as in glibc's `memcpy`: 1.07-1.23× its speed at
         // 100 and 128 bytes on Zen 4, rather than 0.85-0.91× with the
-        // short path first (docs/benchmark-history.md).
+        // short path first (docs/experiments.md).
         if len > 64 {
             if len <= 2 * w {
                 // All the loads, then all the stores: interleaved, the AVX2
                 // kernel ran 129-256 bytes at 0.83x glibc's memcpy, rather than
-                // 1.25-1.35x (docs/benchmark-history.md).
+                // 1.25-1.35x (docs/experiments.md).
                 let (first, last) = (V::load(src), V::load(src.add(len - w)));
                 first.store(dst);
                 last.store(dst.add(len - w));
