@@ -54,7 +54,7 @@ impl Caches {
     /// MiB of L3 shared by two threads), non-temporal stores from that
     /// share (12 MiB) ran a 16 MiB fill at 0.65× the speed of ordinary
     /// stores, and were as fast from 32 MiB on (`fastpath bench fill`,
-    /// docs/benchmark-history.md).
+    /// docs/experiments.md).
     ///
     /// ```
     /// let caches = fastpath::caches();

@@ -55,6 +55,10 @@ const COPY_INLINE_MAX: usize = 64;
 /// fastpath::copy(&mut packet[14..], &payload);
 /// assert_eq!(packet[14..], payload);
 /// ```
+// No inline path for 65-128 bytes: two AVX-512 moves behind a test of the
+// selection's flag sped 100-byte copies up but slowed 256-byte ones, in
+// every order of the tests tried (Zen 4, docs/experiments.md, "Copies of
+// 65-128 bytes inline").
 // The kernel is called from the caller's code, one indirect call. Through
 // an out-of-line function that checked the lengths and jumped to it, 100
 // and 256-byte copies took 2 cycles more than the kernel called directly,

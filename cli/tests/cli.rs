@@ -199,6 +199,8 @@ fn bench_json_has_every_implementation() {
         assert_eq!(rows.len(), 4, "rows of {name}");
         for row in rows {
             assert_eq!(row["primitive"], "checksum");
+            // The summary's baseline: the fastest on each row.
+            assert_eq!(row["compare_with"], serde_json::json!([]), "{row}");
             let kind = row["kind"].as_str().unwrap();
             assert!(["tier", "dispatch", "baseline", "bound"].contains(&kind));
             // The bound's time ÷ the implementation's; none for the bound.
@@ -320,6 +322,15 @@ fn bench_copy_measures_both_copies() {
         assert!(text.contains(primitive), "{primitive} in {text}");
     }
     assert!(text.contains("\"impl\":\"copy_from_slice\""), "{text}");
+    // The summaries' baselines, each in a table of its own.
+    for line in text.lines() {
+        let line: serde_json::Value = serde_json::from_str(line).unwrap();
+        let expected = match line["primitive"].as_str().unwrap() {
+            "copy" => serde_json::json!(["copy_from_slice + checksum", "copy_from_slice"]),
+            _ => serde_json::json!(["copy_from_slice"]),
+        };
+        assert_eq!(line["compare_with"], expected, "{line}");
+    }
     let alignments = |primitive: &str| -> Vec<String> {
         let mut names: Vec<String> = text
             .lines()

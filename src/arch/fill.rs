@@ -42,8 +42,8 @@
 //! Zen 4, 2.6 GHz TSC, glibc 2.36, whose `memset` there is
 //! `__memset_avx512_unaligned_erms`, or `__memset_avx2_unaligned_erms` with
 //! AVX-512 masked off by `GLIBC_TUNABLES`), in TSC cycles per call, medians
-//! of interleaved rounds; docs/benchmark-history.md has the tables and the
-//! commands.
+//! of interleaved rounds; docs/experiments.md has the measurements of the
+//! choices.
 //!
 //! - *The lengths up to [`INLINE_MAX`] (`4W`, at most 128 bytes) are
 //!   inlined* into the caller (see [`crate::fill()`]): no call, no PLT jump,
@@ -272,7 +272,7 @@ pub(crate) unsafe fn fill_with<V: Splat, const NONTEMPORAL: bool>(
         // paths come first, with AVX-512 the four vectors of 129-256 bytes.
         // A taken branch more cost 256-byte fills 2-3 cycles, 0.64-0.70×
         // glibc's speed against 0.87-0.90× (AVX2 regime on Zen 4,
-        // docs/benchmark-history.md).
+        // docs/experiments.md).
         if 4 * w <= 128 {
             if len > 4 * w {
                 fill_long::<V, NONTEMPORAL>(v, ptr, len, value);
@@ -574,7 +574,7 @@ unsafe fn store_line_part<V: Splat>(v: V, ptr: *mut u8, nontemporal: bool) {
 /// 1024 bytes: measured against glibc's AVX-512 `memset`, which stores
 /// these lengths in this order, they ran at 0.67-0.80× its speed at 600 and
 /// 700 bytes where this runs at 1.01-1.05× (`fastpath bench fill`,
-/// interleaved runs of each build; docs/benchmark-history.md).
+/// interleaved runs of each build; docs/experiments.md).
 ///
 /// # Safety
 ///
@@ -738,7 +738,7 @@ type Inline = native::Inline;
 ///
 /// Inlining the four AVX-512 vectors of 129-256 bytes too saved the call at
 /// those lengths, but cost the mixtures of lengths on either side of 256
-/// bytes (random lengths of 0-1024 bytes; docs/benchmark-history.md has the
+/// bytes (random lengths of 0-1024 bytes; docs/experiments.md has the
 /// measurement). Past 128 bytes the stores, not the call, take most of the
 /// time.
 pub(crate) const INLINE_MAX: usize = {

@@ -150,7 +150,7 @@ pub(crate) unsafe fn copy_with<V: Chunk>(dst: *mut u8, src: *const u8, len: usiz
         // The lengths up to 64 come last: `fastpath::copy` and
         // `copy_uninit` copy them inline, so the kernel sees them only
         // when called directly, and 65-128 bytes (AVX-512) go through no
-        // taken branch, as in glibc's `memcpy` (docs/benchmark-history.md).
+        // taken branch, as in glibc's `memcpy` (docs/experiments.md).
         if len > 64 {
             copy_beyond_short::<V, false>(dst, src, len);
         } else {
@@ -189,7 +189,7 @@ pub(crate) unsafe fn copy_beyond_short<V: Chunk, const HAND_OFF: bool>(
         if len <= 2 * w {
             // All the loads, then all the stores: interleaved, the AVX2
             // kernel ran 129-256 bytes at 0.83x glibc's memcpy, rather than
-            // 1.25-1.35x (docs/benchmark-history.md).
+            // 1.25-1.35x (docs/experiments.md).
             let (first, last) = (V::load(src), V::load(src.add(len - w)));
             first.store(dst);
             last.store(dst.add(len - w));

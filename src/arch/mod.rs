@@ -33,6 +33,93 @@
 //!     assert_eq!(kernels.sum(&data), 0xddf2, "{}", kernels.name());
 //! }
 //! ```
+//!
+//! # Architecture
+//!
+//! The source tree, file by file:
+//!
+//! ```text
+//! src/lib.rs               crate docs, re-exports; no_std
+//! src/checksum.rs          the public checksum API: one-shot, streaming, combine, scatter-gather
+//! src/copy.rs              copy, copy_uninit; fused copy-and-checksum: copy_checksum and its
+//!                          variants
+//! src/fill.rs              fill, zero, fill_nontemporal: the inline short path, then the dispatch
+//! src/cache.rs             the caches (CPUID with std) and fill_nontemporal's threshold
+//! src/slice.rs             slices' length check (LengthMismatch) and the uninit views; a leaf
+//! src/tier.rs              Tier (names and widths in one table), parsing, the selection policy
+//!                          (select, a pure function); a leaf below the kernels
+//! src/dispatch.rs          above the kernels: the cached choice of a kernel table
+//!                          (FASTPATH_TIER), active_tier(), the one dispatch macro
+//! src/reference.rs         RFC 1071 §4.1, ported as is
+//! src/packet/              protocol checksums: analyze and fix (mod.rs), ipv4, ipv6 (extension
+//!                          headers), l4 (TCP, UDP, ICMP; l4/vectored.rs: split packets),
+//!                          incremental (RFC 1624, NAT), partial (offload)
+//! src/arch/mod.rs          Kernels, the table of a tier's functions; kernels(tier), variants();
+//!                          this architecture overview
+//! src/arch/tier_type.rs    the macro that defines a tier: its type, its table, the type's
+//!                          methods; the list of the tiers' standard kernels
+//! src/arch/scalar.rs       add-with-carry, folding, the inline short-input paths (sum,
+//!                          copy-and-sum)
+//! src/arch/output.rs       where the vectors go besides the sum: nowhere, or a destination
+//!                          (SSE2, AVX2 and NEON write the copy as the checksum loop with an
+//!                          output)
+//! src/arch/fill.rs         the fill algorithm, written once over each tier's vector of one byte,
+//!                          and the inline path of fill() behind InlinePath
+//! src/arch/memcpy.rs       the copy algorithm, written once over each tier's vector, and copy()'s
+//!                          inline short path
+//! src/arch/portable/       the autovectorized kernels, and the table of a target without vector
+//!                          tiers
+//! src/arch/x86_64/mod.rs   the list of x86_64 tables: sse2, avx2, avx512, avx512-vnni
+//! src/arch/x86_64/vector.rs   the SSE2/AVX2 checksum and copy, written once over a small Vector
+//!                          trait
+//! src/arch/x86_64/inline.rs   what fill() inlines on x86_64 (AVX-512 stores in a build without
+//!                          AVX-512)
+//! src/arch/x86_64/detect.rs   the CPU features of the x86_64 tiers: CPUID and XGETBV, in core
+//!                          (with or without std)
+//! src/arch/x86_64/handoff.rs  where, with std, long copies keep the kernel rather than the C
+//!                          library's memcpy: the rules per tier and CPU
+//! src/arch/x86_64/{sse2,avx2,avx512}/   one type and table per tier (mod.rs), one file per
+//!                          primitive
+//! src/arch/aarch64/neon/   the same for NEON
+//! ```
+//!
+//! Beside the library, in the workspace: `cli/` (the `fastpath` binary:
+//! bench, info, pcap; a thin shell over the library, its manual in
+//! `cli/README.md`), `capi/` (the C interface, `capi/README.md`), `tests/`
+//! (the sweeps, guard pages and properties of `docs/testing.md`; in
+//! `tests/nostd-chain/` a std binary that reaches fastpath through a
+//! `no_std` library), `fuzz/` (differential fuzz targets),
+//! `benchmarks/` (the measured results as CSV, the script that renders
+//! them into `BENCHMARKS.md`, and `benchmarks/outside/`, a crate that
+//! times fastpath as an application calls it) and `.ci/` (CI).
+//!
+//! ## Dispatch
+//!
+//! The public files (`checksum.rs`, `copy.rs`, `fill.rs`) name no
+//! architecture: they pick a kernel through the crate's one dispatch macro
+//! (`dispatch::dispatch!`), a function pointer that starts at a detection
+//! routine and is overwritten by the chosen table's `#[target_feature]`
+//! function, as in memchr; short inputs are handled inline before it. Each
+//! tier module defines its type and its [`Kernels`] table with one macro
+//! (`tier_type!`), and each architecture lists its tables once; the
+//! selection picks a tier with the policy of `tier.rs`, then that tier's
+//! last table this CPU runs (so the AVX-512 tier runs its VNNI table where
+//! the CPU has AVX512-VNNI, and nothing else names it). Tests, fuzz targets
+//! and the bench iterate [`variants`]. Each kernel's file opens with the
+//! algorithm in words and the reasons behind its choices.
+//!
+//! ## What a change touches
+//!
+//! - **A new tier** on an existing architecture: its folder (`mod.rs` with
+//!   the `tier_type!` invocation, one file per primitive), one line in the
+//!   architecture's list of tables (`x86_64/mod.rs`: the entry in
+//!   `VARIANTS`, beside its `mod` and `use` lines), and one [`Tier`] variant
+//!   with its row of name and width (`tier.rs`).
+//! - **A new primitive**: one field and one method in [`Kernels`]
+//!   (`arch/mod.rs`), one function per tier (a file each, or one generic
+//!   function shared by the tiers, each tier's file then one line), its
+//!   name in the list of the tiers' standard kernels (`arch/tier_type.rs`),
+//!   and one public function over `dispatch::dispatch!`.
 
 use core::iter;
 use core::mem::MaybeUninit;
@@ -76,7 +163,7 @@ pub(crate) use x86_64 as native;
 /// same AVX-512 fill ran aligned 256-byte fills at 0.79-0.82× glibc's speed
 /// starting 32 bytes into a line and at 0.97× or more starting on one, and
 /// the same AVX2 copy 256 bytes at 0.81-0.86× and 1.01×
-/// (docs/benchmark-history.md). Stable Rust
+/// (docs/experiments.md). Stable Rust
 /// has no attribute that aligns a function, but the assembler gives a
 /// section the largest alignment asked for it, and a function alone in its
 /// section starts where the section does: so the function goes into a named

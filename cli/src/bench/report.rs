@@ -240,7 +240,10 @@ fn indices(results: &PrimitiveResults, keep: impl Fn(Kind) -> bool) -> Vec<usize
 }
 
 /// One JSON object per line per measurement; `efficiency` is null for the
-/// bound itself, and without a bound.
+/// bound itself, and without a bound. `compare_with` names the baselines
+/// the summary compares with, each in a table of its own (empty: the
+/// fastest baseline of each row), so that the lines alone give the summary
+/// (`benchmarks/render.py import`).
 pub fn json_lines(
     out: &mut impl Write,
     results: &PrimitiveResults,
@@ -261,6 +264,7 @@ pub fn json_lines(
                 "reps": estimate.reps,
                 "unit": timer.json_unit(),
                 "efficiency": results.efficiency(estimates, index),
+                "compare_with": results.compare_with,
             });
             writeln!(out, "{line}")?;
         }

@@ -18,7 +18,7 @@
 //! Three vector operations per 64 bytes (flip, multiply-add, add), or two
 //! with AVX512-VNNI, whose `vpdpwssd` multiplies, adds in pairs and
 //! accumulates ([`Avx512Vnni`]'s table). Measured on Zen 4 in a loop over
-//! aligned lines, 9 KiB in L1 (docs/benchmark-history.md): 0.0155-0.0172 TSC
+//! aligned lines, 9 KiB in L1 (docs/experiments.md): 0.0155-0.0172 TSC
 //! cycles per byte, and 0.0128 with `vpdpwssd` and eight accumulators (0.0144
 //! with four), against 0.0122 for a loop that only loads the lines, 0.022 for
 //! `vpsadbw` + `vpdpbusd` on the bytes, and 0.023 for an AND/shift/add on

@@ -8,7 +8,7 @@
 //! aligned, the 64-byte loop ran 9000-byte copies at 0.93-0.97× glibc's
 //! `memcpy` (it is then at 98-99% of its bound: the loop itself is slower)
 //! where the AVX2 kernel ran at 1.15-1.16×; loading each 64-byte vector as
-//! two halves was no cure (docs/benchmark-history.md). Intel CPUs keep
+//! two halves was no cure (docs/experiments.md). Intel CPUs keep
 //! the 64-byte loop: there, until Ice Lake, a 32-byte store takes a whole
 //! store slot, and this was not measured on one.
 
