@@ -90,7 +90,8 @@ pub(crate) const SHORT_MAX: usize = 128;
 /// is at a multiple of 8, so it lands in the low byte of the word and every
 /// byte keeps its place in its 16-bit word. The whole words before it (0 to
 /// 15 of them) go through a ladder of 8, 4, 2 and 1 words added with carry, one
-/// predictable branch per step and no loop. Shorter inputs do the same with
+/// predictable branch per step and no loop. Up to 32 bytes (0 to 3 whole words, the
+/// length of most headers) two branches take the words instead. Shorter inputs do the same with
 /// 4-byte loads, or below 4 bytes with a 2-byte load and a 1-byte one.
 #[inline(always)]
 pub(crate) fn sum_native(data: &[u8]) -> u64 {
@@ -100,6 +101,23 @@ pub(crate) fn sum_native(data: &[u8]) -> u64 {
         let body = (len - 1) & 0x78;
         let last = u64::from_ne_bytes(data[len - 8..].try_into().unwrap());
         let mut acc = drop_low_address_bytes::<8>(last, body + 8 - len);
+        if len <= 32 {
+            // Headers (IPv4, TCP, UDP, ICMP) are mostly 8-32 bytes: their
+            // 0-3 whole words take at most two branches.
+            if let Some((block, rest)) = data.split_first_chunk::<16>()
+                && body >= 16
+            {
+                acc = add_words(acc, block);
+                if body > 16 {
+                    acc = add_carry(acc, u64::from_ne_bytes(*rest.first_chunk::<8>().unwrap()));
+                }
+            } else if let Some(word) = data.first_chunk::<8>()
+                && body == 8
+            {
+                acc = add_carry(acc, u64::from_ne_bytes(*word));
+            }
+            return acc;
+        }
         // `body` is a multiple of 8 below 128, so taking the longest
         // block that fits at each step takes exactly its binary digits.
         // (`body < len`; `min` spares a bounds check the compiler cannot.)

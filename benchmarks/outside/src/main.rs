@@ -20,6 +20,12 @@
 //! to time (all of them by default). One placement of each loop: the
 //! short rows move with where the linker puts them (by 10-30% here).
 //!
+//! `cargo run --release -- checksum` times `fastpath::checksum` against
+//! etherparse's `Sum16BitWords` and smoltcp's `checksum::data`, the
+//! fastest Rust peers at short lengths: the length through `black_box` on
+//! every call, each result folded into one that is kept, fixed rows at a
+//! page-aligned base and at +1, random rows as above.
+//!
 //! `cargo run --release -- distance` times `copy_from_slice` alone, at 4 and
 //! 16 KiB, by how far the destination lies past the source modulo the
 //! 4 KiB page (the source at the start of a page): the distance at which
@@ -59,6 +65,93 @@ fn fastpath_copy(dst: &mut [u8], src: &[u8], calls: &Copies) {
     for &(from, to, len) in calls {
         let len = black_box(len);
         fastpath::copy(&mut dst[to..to + len], &src[from..from + len]);
+    }
+}
+
+#[inline(never)]
+fn fastpath_checksum(buf: &[u8], calls: &Fills) -> u16 {
+    let mut acc = 0;
+    for &(at, len) in calls {
+        acc ^= fastpath::checksum(&buf[at..at + black_box(len)]);
+    }
+    acc
+}
+
+#[inline(never)]
+fn etherparse_checksum(buf: &[u8], calls: &Fills) -> u16 {
+    let mut acc = 0;
+    for &(at, len) in calls {
+        let data = &buf[at..at + black_box(len)];
+        acc ^= u16::from_be(
+            etherparse::checksum::Sum16BitWords::new()
+                .add_slice(data)
+                .ones_complement(),
+        );
+    }
+    acc
+}
+
+#[inline(never)]
+fn smoltcp_checksum(buf: &[u8], calls: &Fills) -> u16 {
+    let mut acc = 0;
+    for &(at, len) in calls {
+        acc ^= !smoltcp::wire::checksum::data(&buf[at..at + black_box(len)]);
+    }
+    acc
+}
+
+/// The checksum rows: each implementation's result checked against
+/// fastpath's first, then timed.
+fn checksums(buf: &[u8], base: usize, random: &mut Random, max_len: usize) {
+    let mut rows: Vec<(String, Vec<(usize, usize)>)> = Vec::new();
+    for &len in CHECKSUM_SIZES.iter().filter(|&&len| len <= max_len) {
+        for offset in [0, 1] {
+            rows.push((
+                format!("checksum {len} +{offset}"),
+                vec![(base + offset, len); repeats(len)],
+            ));
+        }
+    }
+    for &max in &[64, 1500] {
+        let table: Vec<_> = (0..8192)
+            .map(|_| {
+                let len = random.below(max + 1);
+                (base + random.below(WINDOW - len + 1), len)
+            })
+            .collect();
+        rows.push((format!("checksum random 0..={max}"), table.repeat(4)));
+    }
+    for (name, calls) in &rows {
+        let expected = fastpath_checksum(buf, calls);
+        assert_eq!(etherparse_checksum(buf, calls), expected, "{name}: etherparse");
+        assert_eq!(smoltcp_checksum(buf, calls), expected, "{name}: smoltcp");
+        let n = calls.len();
+        let (mut ether, mut smol, mut noise, mut ns) = (vec![], vec![], vec![], vec![]);
+        for _ in 0..REPS {
+            let ours = time(n, || {
+                black_box(fastpath_checksum(buf, calls));
+            });
+            let e = time(n, || {
+                black_box(etherparse_checksum(buf, calls));
+            });
+            let s = time(n, || {
+                black_box(smoltcp_checksum(buf, calls));
+            });
+            let again = time(n, || {
+                black_box(etherparse_checksum(buf, calls));
+            });
+            ether.push(e / ours);
+            smol.push(s / ours);
+            noise.push(e / again);
+            ns.push(e);
+        }
+        println!(
+            "{name:<26} etherparse {:>10.2} ns  fastpath {:.2}x etherparse  {:.2}x smoltcp  (noise {:.2})",
+            median(ns),
+            median(ether),
+            median(smol),
+            median(noise)
+        );
     }
 }
 
@@ -144,6 +237,7 @@ const COPY_SIZES: &[usize] = &[
     4 << 20,
     64 << 20,
 ];
+const CHECKSUM_SIZES: &[usize] = &[20, 40, 64, 100, 576, 1500, 9000];
 const RANDOM_MAX: &[usize] = &[64, 256, 1024];
 const WINDOW: usize = 32 << 10;
 
@@ -196,6 +290,12 @@ fn main() {
         "fastpath {}: × the C library, median of {REPS}",
         fastpath::active_tier()
     );
+    if what.is_empty() || what == "checksum" {
+        let data: Vec<u8> = (0..src.len().min(1 << 20))
+            .map(|i| (i as u32).wrapping_mul(2_654_435_761).to_le_bytes()[2])
+            .collect();
+        checksums(&data, data.as_ptr().align_offset(4096), &mut random, max_len);
+    }
     if what.is_empty() || what == "fill" {
         let mut rows: Vec<(String, Vec<(usize, usize)>)> = FILL_SIZES
             .iter()
