@@ -18,8 +18,8 @@
 //! - longer fills call the [active tier](crate::active_tier)'s kernel, chosen
 //!   and cached at the first call, through the crate's one dispatch macro,
 //!   so that `FASTPATH_TIER` caps it as it caps every primitive; or, with
-//!   `std`, the C library's `memset`, at the hardware's limit there, on
-//!   every CPU but those where the own kernels were measured faster (AMD
+//!   `std`, for fills below 1 KiB, the C library's `memset` on every CPU
+//!   but those where the own kernels were measured faster there (AMD
 //!   Zen 4: `arch::x86_64::handoff`). Non-temporal fills past their
 //!   threshold keep the own kernels everywhere.
 //!
@@ -46,15 +46,28 @@ dispatch! {
     hand_off = memset_or_stream;
 }
 
-/// Sets every byte of `dst` to `value` with the C library's `memset`: the
-/// fill past the inline lengths on the CPUs where no measurement shows the
-/// own kernels faster (`arch::x86_64::handoff::own_fills`).
+/// Fills of this many bytes and more keep the active tier's kernel where
+/// shorter ones go to the C library: on the Intel Xeon measured, the
+/// kernels ran 1500-4096-byte fills at 1.07-1.08× `slice::fill` called as
+/// applications call, `memset` behind the inline paths at 0.95-0.97×; at
+/// 129-512 bytes the kernels at 0.67-0.88×, `memset` at 0.87-0.91×
+/// (BENCHMARKS.md, "The hand-off to the C library").
+#[cfg(feature = "std")]
+const FILL_KERNEL_FROM: usize = 1 << 10;
+
+/// Sets every byte of `dst` to `value`: below [`FILL_KERNEL_FROM`] bytes
+/// with the C library's `memset`, from it with the active tier's kernel.
+/// The fill past the inline lengths on the CPUs where no measurement shows
+/// the own kernels faster there (`arch::x86_64::handoff::own_fills`).
 ///
 /// # Safety
 ///
 /// None: `unsafe` for the type of a kernel.
 #[cfg(feature = "std")]
 unsafe fn memset(dst: &mut [u8], value: u8) {
+    if dst.len() >= FILL_KERNEL_FROM {
+        return crate::dispatch::active().fill(dst, value);
+    }
     // SAFETY: the `dst.len()` bytes at `dst` are writable. With a length
     // the compiler cannot see, this is a call of `memset`.
     unsafe { core::ptr::write_bytes(dst.as_mut_ptr(), value, dst.len()) }
@@ -88,7 +101,7 @@ unsafe fn memset_or_stream(dst: &mut [u8], value: u8) {
 /// kernel, chosen once (see [`Tier`](crate::Tier) for how, and how
 /// `FASTPATH_TIER` caps it); with `std`, on the CPUs where no measurement
 /// shows that kernel faster than the C library's `memset` (all but AMD
-/// Zen 4), they call `memset`.
+/// Zen 4), fills below 1 KiB call `memset`.
 ///
 /// ```
 /// let mut header = [0xffu8; 20];

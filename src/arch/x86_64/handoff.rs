@@ -31,11 +31,12 @@
 //! lengths (128 bytes) rather than call `memset`: on AMD's Zen 4 alone,
 //! where they ran at 1.00-1.07× `slice::fill` from 129 bytes to 1 MiB,
 //! called as applications call, and `memset` behind the inline paths at
-//! 0.73-0.91× at 129-1024 bytes. On an Intel Xeon of the Sapphire/Emerald
-//! Rapids class the own kernels ran at 0.83-1.14× from 256 bytes to
-//! 64 MiB, and `memset` behind the inline paths at 0.97-1.06×; on Zen 3,
-//! random lengths up to 256 and 1024 bytes at 0.79× and 0.77×. Nothing has
-//! been measured elsewhere, so elsewhere fills go to `memset` too.
+//! 0.73-0.91× at 129-1024 bytes. Elsewhere fills below 1 KiB go to
+//! `memset` (`fill::FILL_KERNEL_FROM`): on an Intel Xeon of the
+//! Sapphire/Emerald Rapids class the own kernels ran at 0.67-0.88× at
+//! 129-512 bytes and `memset` at 0.87-0.91×; on Zen 3, random lengths up
+//! to 256 and 1024 bytes at 0.79× and 0.77×; nothing has been measured
+//! elsewhere.
 
 use crate::Tier;
 
