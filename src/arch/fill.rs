@@ -384,7 +384,7 @@ macro_rules! fill_kernels {
             /// The CPU must support the tier's target features.
             $(#[target_feature(enable = $features)])?
             pub(crate) unsafe fn fill_or_stream(dst: &mut [u8], value: u8) {
-                if dst.len() >= $crate::cache::MIN_NONTEMPORAL_THRESHOLD {
+                if dst.len() >= $crate::arch::cache::MIN_NONTEMPORAL_THRESHOLD {
                     // SAFETY: as in `fill`.
                     return unsafe { fill_from_threshold(dst, value) };
                 }
@@ -405,7 +405,7 @@ macro_rules! fill_kernels {
         #[cold]
         #[inline(never)]
         unsafe fn fill_from_threshold(dst: &mut [u8], value: u8) {
-            if dst.len() >= $crate::cache::nontemporal_threshold() {
+            if dst.len() >= $crate::arch::cache::nontemporal_threshold() {
                 // SAFETY: as in `fill`.
                 unsafe { fill_nontemporal(dst, value) }
             } else {

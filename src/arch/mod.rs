@@ -41,6 +41,7 @@ use crate::Tier;
 
 #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
 pub mod aarch64;
+pub(crate) mod cache;
 pub(crate) mod fill;
 pub(crate) mod memcpy;
 #[cfg(any(
