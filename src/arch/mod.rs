@@ -43,6 +43,7 @@ use crate::Tier;
 pub mod aarch64;
 pub(crate) mod cache;
 pub(crate) mod fill;
+pub(crate) mod inline;
 pub(crate) mod memcpy;
 #[cfg(any(
     all(target_arch = "x86_64", target_feature = "sse2"),
