@@ -93,7 +93,7 @@ fn tier_override() -> String {
             format!("{value:?} (empty: as if not set, the best available tier is chosen)")
         }
         Some(value) => match value.to_str().map(str::parse::<Tier>) {
-            Some(Ok(tier)) => format!("{value:?} (no tier wider than {tier} is chosen)"),
+            Some(Ok(tier)) => format!("{value:?} (no tier ranked above {tier} is chosen)"),
             Some(Err(err)) => format!("{value:?} (ignored: {err})"),
             None => format!("{value:?} (ignored: not UTF-8)"),
         },

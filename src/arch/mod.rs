@@ -374,6 +374,23 @@ impl Kernels {
     }
 }
 
+impl Tier {
+    /// Whether this CPU runs the tier's kernels: enabled at compile time, or
+    /// detected at run time (once), with `std` and, on x86_64, without it;
+    /// elsewhere without `std`, decided by the compile-time target features
+    /// alone.
+    ///
+    /// ```
+    /// assert!(fastpath::Tier::Portable.is_available());
+    /// ```
+    // Here, beside the tables that answer it, so that `tier.rs` stays a
+    // leaf.
+    #[must_use]
+    pub fn is_available(self) -> bool {
+        kernels(self).is_some()
+    }
+}
+
 /// Every table of this build, lowest first: the portable one, then the
 /// architecture's in its order of preference.
 pub(crate) fn all() -> impl Iterator<Item = &'static Kernels> {
