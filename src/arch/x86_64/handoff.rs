@@ -50,45 +50,12 @@ fn prefers_vectors_to_rep_movsb() -> bool {
     if !super::is_amd() {
         return false;
     }
-    // CPUID is a safe intrinsic since Rust 1.87; `unsafe` for the crate's
-    // older supported versions.
-    #[allow(unused_unsafe)]
-    // SAFETY: CPUID exists on every x86_64 CPU.
-    let eax = unsafe { core::arch::x86_64::__cpuid(1) }.eax;
-    family_model(eax).0 == 0x19
-}
-
-/// The family and model of CPUID leaf 1's EAX, with their extended fields
-/// added as the vendors' manuals say.
-fn family_model(eax: u32) -> (u32, u32) {
-    let base_family = (eax >> 8) & 0xf;
-    let base_model = (eax >> 4) & 0xf;
-    let family = if base_family == 0xf {
-        base_family + ((eax >> 20) & 0xff)
-    } else {
-        base_family
-    };
-    let model = if base_family == 0xf || base_family == 0x6 {
-        (((eax >> 16) & 0xf) << 4) | base_model
-    } else {
-        base_model
-    };
-    (family, model)
+    super::Signature::read().family == 0x19
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn family_and_model_as_cpuid_gives_them() {
-        // AMD EPYC 7763 (Milan, Zen 3): family 0x19, model 0x01.
-        assert_eq!(family_model(0x00a0_0f11), (0x19, 0x01));
-        // AMD EPYC 9654 (Genoa, Zen 4): family 0x19, model 0x11.
-        assert_eq!(family_model(0x00a1_0f11), (0x19, 0x11));
-        // Intel Xeon (Sapphire Rapids): family 6, model 0x8f.
-        assert_eq!(family_model(0x0008_06f8), (0x6, 0x8f));
-    }
 
     #[test]
     fn amd_zen_3_and_4_keep_the_kernel_below_the_l2_size() {

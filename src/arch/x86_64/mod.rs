@@ -7,7 +7,8 @@
 //! [`crate::fill()`] inlines into its callers on x86_64; `detect` the CPU
 //! feature detection of every tier, CPUID and XGETBV in `core`, with or
 //! without `std`, and the vendor; `cache` the sizes of the caches, from
-//! CPUID (with `std`).
+//! CPUID (with `std`); [`Signature`] what CPU this is (vendor, family,
+//! model, stepping), which the rules that depend on the core go by.
 
 pub mod avx2;
 pub mod avx512;
@@ -17,11 +18,13 @@ pub(crate) mod detect;
 #[cfg(feature = "std")]
 pub(crate) mod handoff;
 pub(crate) mod inline;
+mod signature;
 pub mod sse2;
 mod vector;
 
 pub use avx2::Avx2;
 pub use avx512::{Avx512, Avx512Vnni};
+pub use signature::Signature;
 pub use sse2::Sse2;
 
 // Named by the kernels and rules that depend on the vendor.
