@@ -39,7 +39,7 @@ impl Caches {
     pub const ASSUMED: Caches = Caches {
         l1d: 32 << 10,
         l2: 1 << 20,
-        last_level: 4 << 20,
+        last_level: crate::arch::cache::ASSUMED_LAST_LEVEL,
         last_level_threads: 1,
         detected: false,
     };
@@ -62,12 +62,8 @@ impl Caches {
     /// ```
     #[must_use]
     pub const fn nontemporal_threshold(&self) -> usize {
-        // At least 64 KiB, whatever a CPU reports (glibc's floor is 16 KiB).
-        if self.last_level < MIN_NONTEMPORAL_THRESHOLD {
-            MIN_NONTEMPORAL_THRESHOLD
-        } else {
-            self.last_level
-        }
+        // At least 64 KiB, whatever a CPU reports: the kernels' rule.
+        crate::arch::cache::nontemporal_threshold_of(self.last_level)
     }
 }
 
@@ -78,134 +74,29 @@ impl Caches {
 /// ```
 #[must_use]
 pub fn caches() -> Caches {
-    imp::caches()
-}
-
-/// The lowest non-temporal threshold of any CPU: shorter fills never store
-/// non-temporally, and `fill_nontemporal`'s kernel fills them as `fill`
-/// does without reading the threshold.
-pub(crate) const MIN_NONTEMPORAL_THRESHOLD: usize = 64 << 10;
-
-/// The non-temporal threshold once [`nontemporal_threshold`] has computed
-/// it; 0 until then.
-#[cfg(feature = "std")]
-static THRESHOLD: core::sync::atomic::AtomicUsize = core::sync::atomic::AtomicUsize::new(0);
-
-/// [`Caches::nontemporal_threshold`] of [`caches`], computed at the first
-/// call: a load and a comparison after it.
-#[cfg(feature = "std")]
-#[inline]
-pub(crate) fn nontemporal_threshold() -> usize {
-    match THRESHOLD.load(core::sync::atomic::Ordering::Relaxed) {
-        0 => compute_nontemporal_threshold(),
-        threshold => threshold,
-    }
-}
-
-/// Computes the threshold of [`nontemporal_threshold`] and keeps it.
-#[cfg(feature = "std")]
-#[cold]
-#[inline(never)]
-fn compute_nontemporal_threshold() -> usize {
-    let threshold = caches().nontemporal_threshold().max(1);
-    THRESHOLD.store(threshold, core::sync::atomic::Ordering::Relaxed);
-    threshold
-}
-
-/// [`Caches::ASSUMED`]' non-temporal threshold, the one of builds without
-/// `std`.
-#[cfg(not(feature = "std"))]
-#[inline(always)]
-pub(crate) const fn nontemporal_threshold() -> usize {
-    Caches::ASSUMED.nontemporal_threshold()
-}
-
-#[cfg(all(feature = "std", target_arch = "x86_64", target_feature = "sse2"))]
-mod imp {
-    use std::sync::OnceLock;
-
-    use super::Caches;
-
-    /// The caches, found at the first call.
-    pub(super) fn caches() -> Caches {
-        static CACHES: OnceLock<Caches> = OnceLock::new();
-        *CACHES.get_or_init(|| detect().unwrap_or(Caches::ASSUMED))
-    }
-
-    /// The caches as CPUID describes them (leaf 4 on Intel, 0x8000001D on
-    /// AMD, which have the same layout), or `None` where it does not.
-    // CPUID is a safe intrinsic since Rust 1.87; `unsafe` for the crate's
-    // older supported versions.
-    #[allow(unused_unsafe)]
-    fn detect() -> Option<Caches> {
-        use core::arch::x86_64::__cpuid_count;
-
-        let leaf = if crate::arch::x86_64::is_amd() {
-            0x8000_001d
-        } else {
-            4
-        };
-        // SAFETY: CPUID exists on every x86_64 CPU; the highest leaf of the
-        // range is checked first.
-        let max = unsafe { __cpuid_count(leaf & 0x8000_0000, 0) }.eax;
-        if max < leaf {
-            return None;
-        }
-        let mut caches = Caches {
-            l1d: 0,
-            l2: 0,
-            last_level: 0,
-            last_level_threads: 1,
+    #[cfg(all(feature = "std", target_arch = "x86_64", target_feature = "sse2"))]
+    if let Some(levels) = crate::arch::x86_64::cache::detected() {
+        return Caches {
+            l1d: levels.l1d,
+            l2: levels.l2,
+            last_level: levels.last_level,
+            last_level_threads: levels.last_level_threads,
             detected: true,
         };
-        for index in 0..16 {
-            // SAFETY: as above, for a leaf the CPU has.
-            let r = unsafe { __cpuid_count(leaf, index) };
-            let kind = r.eax & 0x1f;
-            if kind == 0 {
-                break;
-            }
-            // Instruction caches (2) do not hold the data stored.
-            if kind == 2 {
-                continue;
-            }
-            let level = (r.eax >> 5) & 0x7;
-            let threads = ((r.eax >> 14) & 0xfff) as usize + 1;
-            let ways = (r.ebx >> 22) as usize + 1;
-            let partitions = ((r.ebx >> 12) & 0x3ff) as usize + 1;
-            let line = (r.ebx & 0xfff) as usize + 1;
-            let sets = r.ecx as usize + 1;
-            let size = ways * partitions * line * sets;
-            match level {
-                1 => caches.l1d = size,
-                2 => caches.l2 = size,
-                _ => {}
-            }
-            if level >= 2 && size >= caches.last_level {
-                caches.last_level = size;
-                caches.last_level_threads = threads;
-            }
-        }
-        (caches.last_level > 0).then_some(caches)
     }
-}
-
-#[cfg(not(all(feature = "std", target_arch = "x86_64", target_feature = "sse2")))]
-mod imp {
-    use super::Caches;
-
-    pub(super) fn caches() -> Caches {
-        Caches::ASSUMED
-    }
+    Caches::ASSUMED
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// The threshold is computed once, and is that of the caches found.
+    /// The kernels' threshold is computed once, and is that of the caches
+    /// found.
     #[test]
     fn threshold() {
+        use crate::arch::cache::nontemporal_threshold;
+
         let threshold = nontemporal_threshold();
         assert_eq!(threshold, caches().nontemporal_threshold().max(1));
         assert_eq!(nontemporal_threshold(), threshold);

@@ -43,57 +43,35 @@ pub(crate) fn active() -> &'static Kernels {
     }
 }
 
+/// The choice of the kernel table, as the inline paths of `arch` make it
+/// where they find none made yet: they name no dispatch, and take this as
+/// a type parameter.
+pub(crate) struct Choice;
+
+impl crate::arch::inline::Choose for Choice {
+    #[inline(always)]
+    fn choose() {
+        #[cfg(any(feature = "std", all(target_arch = "x86_64", target_feature = "sse2")))]
+        selection::choose();
+    }
+}
+
 /// The choice of a kernel table, made once and cached: with `std`, and
 /// without it on x86_64 (with SSE2), whose detection needs only `core`.
 #[cfg(any(feature = "std", all(target_arch = "x86_64", target_feature = "sse2")))]
 pub(crate) mod selection {
     use core::sync::atomic::{AtomicU8, Ordering};
 
-    use crate::arch::fill::InlinePath;
+    use crate::arch::inline::InlinePath;
     use crate::arch::{self, Kernels};
     use crate::tier::{Tier, select};
 
     /// The state before the first choice.
-    pub(crate) const UNSELECTED: u8 = 0;
+    const UNSELECTED: u8 = 0;
 
     /// 1 + the index in [`arch::all`] of the chosen table, [`UNSELECTED`]
     /// before the first choice.
     static TABLE: AtomicU8 = AtomicU8::new(UNSELECTED);
-
-    /// The value of [`own_stores`] when the architecture's inline paths may
-    /// use their own stores with the chosen table
-    /// ([`InlinePath::own_stores`]): on x86_64, AVX-512 stores.
-    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
-    pub(crate) const ON: u8 = 1;
-
-    /// The value of [`own_stores`] when they may not.
-    pub(crate) const OFF: u8 = 2;
-
-    /// The value of [`own_stores`] when the inline paths may use AVX2
-    /// stores, and not AVX-512 ones (x86_64).
-    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
-    pub(crate) const AVX2: u8 = 3;
-
-    /// [`ON`], [`OFF`] or [`AVX2`], set with [`TABLE`]; [`UNSELECTED`]
-    /// before.
-    static OWN_STORES: AtomicU8 = AtomicU8::new(UNSELECTED);
-
-    /// Whether the inline paths may use their own stores: [`ON`], [`OFF`],
-    /// [`AVX2`], or [`UNSELECTED`] before the first choice. Kept beside the table so
-    /// that the inline paths test it with one load and one comparison.
-    #[inline(always)]
-    // Read by x86_64's inline fill alone, so far, and not in a build that
-    // enables AVX-512 at compile time, whose inline paths store with it.
-    #[cfg_attr(
-        any(
-            not(target_arch = "x86_64"),
-            all(target_feature = "avx512f", target_feature = "avx512bw")
-        ),
-        allow(dead_code)
-    )]
-    pub(crate) fn own_stores() -> u8 {
-        OWN_STORES.load(Ordering::Relaxed)
-    }
 
     /// Whether fills past the inline lengths keep the own kernels rather
     /// than go to the C library's `memset`: the CPU's rule
@@ -120,7 +98,8 @@ pub(crate) mod selection {
 
     /// Chooses the table: the tier [`select`] picks from those this CPU
     /// runs, capped by `FASTPATH_TIER` with `std`, and that tier's preferred
-    /// table. Caches and returns it.
+    /// table. Caches and returns it, and tells the architecture's inline
+    /// paths ([`InlinePath::selected`]).
     #[cold]
     #[inline(never)]
     pub(crate) fn choose() -> &'static Kernels {
@@ -130,11 +109,10 @@ pub(crate) mod selection {
             .filter(|(_, kernels)| kernels.tier() == tier && kernels.is_available())
             .last()
             .unwrap_or((0, &arch::portable::Portable::KERNELS));
-        let own_stores = arch::native::Inline::own_stores(kernels);
         // Racing threads compute the same answers; the ones stored last win
         // and equal the others.
         TABLE.store(index as u8 + 1, Ordering::Relaxed);
-        OWN_STORES.store(own_stores, Ordering::Relaxed);
+        arch::native::Inline::selected(kernels);
         // The longest copy that keeps the own kernel, without `std` every
         // one: there is no C library to hand copies to.
         #[cfg(feature = "std")]
@@ -302,15 +280,15 @@ mod tests {
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     #[test]
     fn own_stores_follow_the_tier() {
-        use crate::arch::x86_64::detect;
+        use crate::arch::x86_64::{detect, inline};
 
         let tier = active_tier();
         let expected = match tier {
-            Tier::Avx512 if detect::has(detect::BMI2) => selection::ON,
-            Tier::Avx512 | Tier::Avx2 => selection::AVX2,
-            _ => selection::OFF,
+            Tier::Avx512 if detect::has(detect::BMI2) => inline::ON,
+            Tier::Avx512 | Tier::Avx2 => inline::AVX2,
+            _ => inline::OFF,
         };
-        assert_eq!(selection::own_stores(), expected, "{tier:?}");
+        assert_eq!(inline::own_stores(), expected, "{tier:?}");
     }
 
     /// The selection sets the length up to which copies keep the own

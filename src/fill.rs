@@ -13,8 +13,7 @@
 //!   stores, and for 0-64 bytes with AVX-512 one masked store. An
 //!   architecture may add stores of its own for the CPU found at run time
 //!   (on x86_64, AVX-512 stores in a build without AVX-512, and AVX2 stores
-//!   for 65-128 bytes in a build without AVX2): see
-//!   `arch::fill::InlinePath`;
+//!   for 65-128 bytes in a build without AVX2): see `arch::inline`;
 //! - longer fills call the [active tier](crate::active_tier)'s kernel, chosen
 //!   and cached at the first call, through the crate's one dispatch macro,
 //!   so that `FASTPATH_TIER` caps it as it caps every primitive; or, with
@@ -26,8 +25,12 @@
 //! The algorithm, and the measurements behind it, are in `arch/fill.rs`,
 //! where it is written once for every tier, and in each kernel's file.
 
-use crate::arch::fill::{INLINE_MAX, fill_inline, try_fill_long_inline};
-use crate::dispatch::dispatch;
+use crate::arch::inline::{InlinePath, fill_inline};
+use crate::arch::native::Inline;
+use crate::dispatch::{Choice, dispatch};
+
+/// Fills of up to this many bytes are inline.
+const INLINE_MAX: usize = <Inline as InlinePath>::MAX;
 
 dispatch! {
     /// Fills with the active tier's kernel, or with `std` the C library's
@@ -82,7 +85,7 @@ unsafe fn memset(dst: &mut [u8], value: u8) {
 /// None: `unsafe` for the type of a kernel.
 #[cfg(feature = "std")]
 unsafe fn memset_or_stream(dst: &mut [u8], value: u8) {
-    if dst.len() >= crate::cache::nontemporal_threshold() {
+    if dst.len() >= crate::arch::cache::nontemporal_threshold() {
         crate::dispatch::active().fill_nontemporal(dst, value);
     } else {
         // SAFETY: no precondition.
@@ -127,13 +130,13 @@ fn fill_stores<const NONTEMPORAL: bool>(dst: &mut [u8], value: u8) {
     // where it counts (a fixed 1-64 byte fill took 3 cycles, not 4).
     if len <= 64 {
         // SAFETY: the `len <= 64` bytes from the start of `dst` are writable.
-        unsafe { fill_inline(dst.as_mut_ptr(), len, value) }
+        unsafe { fill_inline::<Inline, Choice>(dst.as_mut_ptr(), len, value) }
     } else if len <= INLINE_MAX {
         // SAFETY: as above, with `len <= INLINE_MAX`.
-        unsafe { fill_inline(dst.as_mut_ptr(), len, value) }
+        unsafe { fill_inline::<Inline, Choice>(dst.as_mut_ptr(), len, value) }
     } else {
         // SAFETY: `len > INLINE_MAX`, and the `len` bytes are writable.
-        if unsafe { try_fill_long_inline(dst.as_mut_ptr(), len, value) } {
+        if unsafe { Inline::try_fill_long::<Choice>(dst.as_mut_ptr(), len, value) } {
             return;
         }
         if NONTEMPORAL {

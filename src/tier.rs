@@ -1,15 +1,17 @@
-//! The tiers' vocabulary: [`Tier`], the one table of their names and widths,
-//! their parsing, and the selection policy, [`select`], a pure function.
-//! Where a kernel is chosen and cached is `dispatch`, above the kernels.
+//! The tiers' vocabulary: [`Tier`], the one table of their names, ranks and
+//! widths, their parsing, and the selection policy, [`select`], a pure
+//! function. A leaf: whether this CPU runs a tier is `arch`'s to say
+//! ([`Tier::is_available`] is defined there), and where a kernel is chosen
+//! and cached is `dispatch`, above the kernels.
 
 use core::fmt;
 use core::str::FromStr;
 
 /// A family of kernels, named after the instruction set it needs.
 ///
-/// The order of the variants is the order of preference on one architecture:
-/// a wider vector unit wins. [`Tier::Sse2`] and [`Tier::Neon`] are both
-/// 128 bits wide and never available on the same CPU.
+/// The order of the variants is the order of preference, which each tier's
+/// [`rank`](Tier::rank) states: a higher rank wins. [`Tier::Sse2`] and
+/// [`Tier::Neon`] share a rank, and are never available on the same CPU.
 ///
 /// # Choosing and forcing a tier
 ///
@@ -19,10 +21,10 @@ use core::str::FromStr;
 /// fastpath with `default-features = false` thus runs the AVX-512 kernels on
 /// an AVX-512 machine. With `std`, the environment variable `FASTPATH_TIER`
 /// (`portable`, `sse2`, `avx2`, `avx512` or `neon`), read once at that moment,
-/// caps the choice at the vector width of the tier it names, as DPDK's
-/// `--force-max-simd-bitwidth` does: `FASTPATH_TIER=avx2` on an AVX-512
-/// machine runs the AVX2 kernels, and `FASTPATH_TIER=neon` on x86_64 runs the
-/// 128-bit SSE2 ones. An empty value counts as not set; an unknown value is
+/// caps the choice at the rank of the tier it names, as DPDK's
+/// `--force-max-simd-bitwidth` caps the vector width: `FASTPATH_TIER=avx2`
+/// on an AVX-512 machine runs the AVX2 kernels, and `FASTPATH_TIER=neon` on
+/// x86_64 runs the SSE2 ones, of the same rank. An empty value counts as not set; an unknown value is
 /// reported on stderr and ignored.
 ///
 /// Without `std`, `FASTPATH_TIER` is not read (there is no environment), and
@@ -56,18 +58,24 @@ pub enum Tier {
     Avx512,
 }
 
-/// Every tier with its name, as `FASTPATH_TIER` spells it, and the width in
-/// bits of its vectors, in the order of the variants: with the enum, the one
-/// place where a tier is written.
-const TIERS: [(Tier, &str, u32); 5] = [
-    (Tier::Portable, "portable", 0),
-    (Tier::Sse2, "sse2", 128),
-    (Tier::Neon, "neon", 128),
-    (Tier::Avx2, "avx2", 256),
-    (Tier::Avx512, "avx512", 512),
+/// Every tier with its name, as `FASTPATH_TIER` spells it, its rank in the
+/// order of preference, and the width in bits of its vectors, in the order
+/// of the variants: with the enum, the one place where a tier is written.
+///
+/// The rank, not the width, orders the tiers: a tier whose vectors have no
+/// fixed width (a scalable vector extension) has a place in the order all
+/// the same. Tiers of different architectures, which no CPU has together,
+/// may share a rank; `FASTPATH_TIER` then caps the one at the other.
+const TIERS: [(Tier, &str, u8, u32); 5] = [
+    (Tier::Portable, "portable", 0, 0),
+    (Tier::Sse2, "sse2", 1, 128),
+    (Tier::Neon, "neon", 1, 128),
+    (Tier::Avx2, "avx2", 2, 256),
+    (Tier::Avx512, "avx512", 3, 512),
 ];
 
-// Each row stands at its variant's index, and a wider tier comes later.
+// Each row stands at its variant's index, and no tier ranks below one
+// before it, so that `Tier::ALL` lists them in the order of preference.
 const _: () = {
     let mut i = 0;
     while i < TIERS.len() {
@@ -110,11 +118,26 @@ impl Tier {
         TIERS[self as usize].1
     }
 
-    /// The width in bits of the vector registers the tier's kernels use; 0
-    /// for the portable tier, which leaves that to the compiler.
+    /// The tier's place in the order of preference, from 0 for the portable
+    /// tier: the selection takes the available tier of the highest rank,
+    /// and `FASTPATH_TIER` caps it at the rank of the tier it names. Tiers
+    /// of different architectures may share a rank (SSE2 and NEON): a cap
+    /// of `neon` allows SSE2.
     ///
-    /// `FASTPATH_TIER` caps the choice at this width: a cap of `neon` allows
-    /// SSE2, as wide.
+    /// ```
+    /// use fastpath::Tier;
+    ///
+    /// assert!(Tier::Avx512.rank() > Tier::Avx2.rank());
+    /// assert_eq!(Tier::Sse2.rank(), Tier::Neon.rank());
+    /// ```
+    #[must_use]
+    pub const fn rank(self) -> u8 {
+        TIERS[self as usize].2
+    }
+
+    /// The width in bits of the vector registers the tier's kernels use; 0
+    /// for the portable tier, which leaves that to the compiler. What the
+    /// tier is, not how it ranks: see [`rank`](Tier::rank).
     ///
     /// ```
     /// use fastpath::Tier;
@@ -124,20 +147,7 @@ impl Tier {
     /// ```
     #[must_use]
     pub const fn vector_bits(self) -> u32 {
-        TIERS[self as usize].2
-    }
-
-    /// Whether this CPU runs the tier's kernels: enabled at compile time, or
-    /// detected at run time (once), with `std` and, on x86_64, without it;
-    /// elsewhere without `std`, decided by the compile-time target features
-    /// alone.
-    ///
-    /// ```
-    /// assert!(fastpath::Tier::Portable.is_available());
-    /// ```
-    #[must_use]
-    pub fn is_available(self) -> bool {
-        crate::arch::kernels(self).is_some()
+        TIERS[self as usize].3
     }
 }
 
@@ -183,7 +193,8 @@ impl FromStr for Tier {
     }
 }
 
-/// The best tier among those `available`, no wider than `cap`.
+/// The best tier among those `available`, ranked no higher than `cap`: the
+/// last of [`Tier::ALL`] of the highest rank.
 ///
 /// This is the whole selection policy, kept free of any detection so that it
 /// can be tested on every machine.
@@ -192,11 +203,11 @@ impl FromStr for Tier {
     allow(dead_code)
 )]
 pub(crate) fn select(available: impl Fn(Tier) -> bool, cap: Option<Tier>) -> Tier {
-    let max_bits = cap.map_or(u32::MAX, Tier::vector_bits);
+    let max_rank = cap.map_or(u8::MAX, Tier::rank);
     Tier::ALL
         .into_iter()
-        .rev()
-        .find(|&tier| tier.vector_bits() <= max_bits && available(tier))
+        .filter(|&tier| tier.rank() <= max_rank && available(tier))
+        .max_by_key(|tier| tier.rank())
         .unwrap_or(Tier::Portable)
 }
 
@@ -232,5 +243,29 @@ mod tests {
         assert_eq!(select(arm, Some(Tier::Portable)), Tier::Portable);
         assert_eq!(select(old_x86, Some(Tier::Avx512)), Tier::Sse2);
         assert_eq!(select(|t| t == Tier::Portable, None), Tier::Portable);
+    }
+
+    /// For every set of available tiers and every cap, the choice is
+    /// available, ranks no higher than the cap, and no available tier
+    /// within the cap ranks higher.
+    #[test]
+    fn select_takes_the_highest_rank_within_the_cap() {
+        for set in 0..1u32 << Tier::ALL.len() {
+            let available = |t: Tier| t == Tier::Portable || set >> (t as u32) & 1 == 1;
+            let caps = Tier::ALL.into_iter().map(Some).chain([None]);
+            for cap in caps {
+                let max_rank = cap.map_or(u8::MAX, Tier::rank);
+                let chosen = select(available, cap);
+                assert!(available(chosen), "{set:#b} {cap:?}");
+                assert!(chosen.rank() <= max_rank, "{set:#b} {cap:?}");
+                assert!(
+                    Tier::ALL
+                        .into_iter()
+                        .filter(|&t| available(t) && t.rank() <= max_rank)
+                        .all(|t| t.rank() <= chosen.rank()),
+                    "{set:#b} {cap:?}"
+                );
+            }
+        }
     }
 }

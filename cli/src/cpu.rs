@@ -41,37 +41,21 @@ pub fn model() -> String {
     }
 }
 
-/// The vendor, family, model and stepping of CPUID leaves 0 and 1, the
-/// extended fields added as the vendors' manuals say.
-#[cfg(target_arch = "x86_64")]
+/// The vendor, family, model and stepping, as fastpath reads them for its
+/// own rules.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 fn signature() -> Option<String> {
-    use std::arch::x86_64::__cpuid;
-
-    let vendor = __cpuid(0);
-    let vendor: Vec<u8> = [vendor.ebx, vendor.edx, vendor.ecx]
-        .iter()
-        .flat_map(|reg| reg.to_le_bytes())
-        .collect();
-    let eax = __cpuid(1).eax;
-    let base_family = (eax >> 8) & 0xf;
-    let family = if base_family == 0xf {
-        base_family + ((eax >> 20) & 0xff)
-    } else {
-        base_family
-    };
-    let model = if base_family == 0xf || base_family == 0x6 {
-        (((eax >> 16) & 0xf) << 4) | ((eax >> 4) & 0xf)
-    } else {
-        (eax >> 4) & 0xf
-    };
+    let cpu = fastpath::arch::x86_64::Signature::read();
     Some(format!(
-        "{}, family {family:#x}, model {model:#x}, stepping {}",
-        String::from_utf8_lossy(&vendor),
-        eax & 0xf
+        "{}, family {:#x}, model {:#x}, stepping {}",
+        cpu.vendor_str(),
+        cpu.family,
+        cpu.model,
+        cpu.stepping
     ))
 }
 
-#[cfg(not(target_arch = "x86_64"))]
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
 fn signature() -> Option<String> {
     None
 }

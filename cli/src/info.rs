@@ -7,8 +7,23 @@ use fastpath::Tier;
 
 use crate::cpu;
 
-pub fn run() -> Result<()> {
+#[derive(clap::Args)]
+pub struct Args {
+    /// Print only the names of the tiers this CPU runs, one a line, in
+    /// fastpath's order of preference (the lowest first), whatever
+    /// FASTPATH_TIER says: for scripts that run something once per tier.
+    #[arg(long)]
+    tiers: bool,
+}
+
+pub fn run(args: &Args) -> Result<()> {
     let mut out = io::stdout().lock();
+    if args.tiers {
+        for tier in Tier::ALL.into_iter().filter(|tier| tier.is_available()) {
+            writeln!(out, "{tier}")?;
+        }
+        return Ok(());
+    }
     writeln!(
         out,
         "fastpath {} on {}",
@@ -93,7 +108,7 @@ fn tier_override() -> String {
             format!("{value:?} (empty: as if not set, the best available tier is chosen)")
         }
         Some(value) => match value.to_str().map(str::parse::<Tier>) {
-            Some(Ok(tier)) => format!("{value:?} (no tier wider than {tier} is chosen)"),
+            Some(Ok(tier)) => format!("{value:?} (no tier ranked above {tier} is chosen)"),
             Some(Err(err)) => format!("{value:?} (ignored: {err})"),
             None => format!("{value:?} (ignored: not UTF-8)"),
         },

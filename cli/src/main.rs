@@ -31,7 +31,7 @@ struct Cli {
 enum Command {
     /// Show the CPU features that matter, every tier, FASTPATH_TIER and the
     /// tier chosen for each primitive.
-    Info,
+    Info(info::Args),
     /// Measure every implementation of the primitives (perf autotest).
     Bench(bench::Args),
     /// Verify and fix the checksums of captures (pcap, pcapng).
@@ -42,7 +42,7 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Info => info::run().map(|()| ExitCode::SUCCESS),
+        Command::Info(args) => info::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Bench(args) => bench::run(&args),
         Command::Pcap(command) => return pcap::run(&command),
     };

@@ -45,8 +45,8 @@
 //! of interleaved rounds; docs/experiments.md has the measurements of the
 //! choices.
 //!
-//! - *The lengths up to [`INLINE_MAX`] (`4W`, at most 128 bytes) are
-//!   inlined* into the caller (see [`crate::fill()`]): no call, no PLT jump,
+//! - *The lengths up to `4W`, at most 128 bytes, are inlined* into the
+//!   caller (`arch::inline`, and [`crate::fill()`]): no call, no PLT jump,
 //!   no broadcast of the value per call. That is where the gain over glibc
 //!   is: 3× for 1-64 bytes with AVX-512 enabled at compile time, and the
 //!   gain stops where stores, not calls, take the time (from about 128
@@ -87,8 +87,6 @@
 //!   AVX-512 tier, 0.05× glibc's speed at 1024 bytes and 0.21× at 64 KiB,
 //!   where `fill` runs at 1.02× and 0.98×): the fence waits for the lines to
 //!   reach memory.
-
-use super::native;
 
 /// A vector register holding one byte in every lane, and the stores the fill
 /// algorithm needs.
@@ -384,7 +382,7 @@ macro_rules! fill_kernels {
             /// The CPU must support the tier's target features.
             $(#[target_feature(enable = $features)])?
             pub(crate) unsafe fn fill_or_stream(dst: &mut [u8], value: u8) {
-                if dst.len() >= $crate::cache::MIN_NONTEMPORAL_THRESHOLD {
+                if dst.len() >= $crate::arch::cache::MIN_NONTEMPORAL_THRESHOLD {
                     // SAFETY: as in `fill`.
                     return unsafe { fill_from_threshold(dst, value) };
                 }
@@ -405,7 +403,7 @@ macro_rules! fill_kernels {
         #[cold]
         #[inline(never)]
         unsafe fn fill_from_threshold(dst: &mut [u8], value: u8) {
-            if dst.len() >= $crate::cache::nontemporal_threshold() {
+            if dst.len() >= $crate::arch::cache::nontemporal_threshold() {
                 // SAFETY: as in `fill`.
                 unsafe { fill_nontemporal(dst, value) }
             } else {
@@ -683,97 +681,4 @@ unsafe fn rep_stosb(ptr: *mut u8, len: usize, value: u8) {
             options(nostack, preserves_flags)
         );
     }
-}
-
-/// What an architecture adds to the short path that [`crate::fill()`]
-/// inlines into its callers: the vector it stores, and stores of its own
-/// that the CPU found at run time allows.
-///
-/// Each architecture's module has a type `Inline` that implements it; the
-/// functions below are the whole inline path, written once.
-pub(crate) trait InlinePath {
-    /// The widest vector of one repeated byte that the build enables.
-    type Vector: Splat;
-
-    /// Fills the `len` bytes at `ptr` with `value` and returns `true`, if
-    /// the architecture has a faster way for this length on this CPU;
-    /// otherwise returns `false`, having stored nothing.
-    ///
-    /// # Safety
-    ///
-    /// `len` must be at most [`INLINE_MAX`] and `ptr` valid for writes of
-    /// `len` bytes.
-    #[inline(always)]
-    unsafe fn try_fill_short(_ptr: *mut u8, _len: usize, _value: u8) -> bool {
-        false
-    }
-
-    /// As [`try_fill_short`](Self::try_fill_short), for a length beyond
-    /// [`INLINE_MAX`], which otherwise goes to the active kernel.
-    ///
-    /// # Safety
-    ///
-    /// `len` must exceed [`INLINE_MAX`] and `ptr` be valid for writes of
-    /// `len` bytes.
-    #[inline(always)]
-    unsafe fn try_fill_long(_ptr: *mut u8, _len: usize, _value: u8) -> bool {
-        false
-    }
-
-    /// Which of their own stores, if any, the two functions above may use
-    /// with `kernels` chosen for the process: `dispatch::selection::OFF`, or a
-    /// value of the architecture's. The selection computes it once and
-    /// caches it with its choice (`crate::tier`).
-    #[cfg(any(feature = "std", all(target_arch = "x86_64", target_feature = "sse2")))]
-    fn own_stores(_kernels: &super::Kernels) -> u8 {
-        crate::dispatch::selection::OFF
-    }
-}
-
-/// The inline path of this build.
-type Inline = native::Inline;
-
-/// Fills of up to this many bytes are inline: four of the inline path's
-/// vectors, but no more than 128 bytes (two AVX-512 vectors).
-///
-/// Inlining the four AVX-512 vectors of 129-256 bytes too saved the call at
-/// those lengths, but cost the mixtures of lengths on either side of 256
-/// bytes (random lengths of 0-1024 bytes; docs/experiments.md has the
-/// measurement). Past 128 bytes the stores, not the call, take most of the
-/// time.
-pub(crate) const INLINE_MAX: usize = {
-    let vectors = 4 * <Inline as InlinePath>::Vector::BYTES;
-    if vectors < 128 { vectors } else { 128 }
-};
-
-/// Fills the `len <= INLINE_MAX` bytes at `ptr` with `value`, inline.
-///
-/// # Safety
-///
-/// `len` must be at most [`INLINE_MAX`] and `ptr` valid for writes of `len`
-/// bytes.
-#[inline(always)]
-pub(crate) unsafe fn fill_inline(ptr: *mut u8, len: usize, value: u8) {
-    // SAFETY: the caller's guarantees, passed on.
-    if unsafe { Inline::try_fill_short(ptr, len, value) } {
-        return;
-    }
-    // SAFETY: the build enables the inline vector's instruction set (the
-    // architecture chose it by its `cfg`s), and the caller guarantees the
-    // rest.
-    unsafe { fill_short(<Inline as InlinePath>::Vector::splat(value), ptr, len) }
-}
-
-/// Fills the `len > INLINE_MAX` bytes at `ptr` with `value` inline and
-/// returns `true` where the architecture can on this CPU; otherwise returns
-/// `false`, having stored nothing.
-///
-/// # Safety
-///
-/// `len` must exceed [`INLINE_MAX`] and `ptr` be valid for writes of `len`
-/// bytes.
-#[inline(always)]
-pub(crate) unsafe fn try_fill_long_inline(ptr: *mut u8, len: usize, value: u8) -> bool {
-    // SAFETY: the caller's guarantees, passed on.
-    unsafe { Inline::try_fill_long(ptr, len, value) }
 }

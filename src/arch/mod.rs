@@ -128,7 +128,9 @@ use crate::Tier;
 
 #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
 pub mod aarch64;
+pub(crate) mod cache;
 pub(crate) mod fill;
+pub(crate) mod inline;
 pub(crate) mod memcpy;
 #[cfg(any(
     all(target_arch = "x86_64", target_feature = "sse2"),
@@ -461,6 +463,23 @@ impl Kernels {
         unsafe { (self.copy)(dst, src) };
         // SAFETY: the kernel wrote every byte of `dst`, as long as `src`.
         unsafe { crate::slice::assume_init_mut(dst) }
+    }
+}
+
+impl Tier {
+    /// Whether this CPU runs the tier's kernels: enabled at compile time, or
+    /// detected at run time (once), with `std` and, on x86_64, without it;
+    /// elsewhere without `std`, decided by the compile-time target features
+    /// alone.
+    ///
+    /// ```
+    /// assert!(fastpath::Tier::Portable.is_available());
+    /// ```
+    // Here, beside the tables that answer it, so that `tier.rs` stays a
+    // leaf.
+    #[must_use]
+    pub fn is_available(self) -> bool {
+        kernels(self).is_some()
     }
 }
 

@@ -22,8 +22,8 @@ pub fn random_bytes(len: usize, seed: u64) -> Vec<u8> {
 }
 
 /// The tiers the tests construct directly: all of them, or, if
-/// `FASTPATH_TIER` is set, those no wider than the cap it sets on the
-/// dispatch. A run under a tool that cannot execute the wider instructions
+/// `FASTPATH_TIER` is set, those ranked no higher than the cap it sets on
+/// the dispatch. A run under a tool that cannot execute the wider instructions
 /// (valgrind: no AVX-512) then never reaches them, not even through the
 /// directly constructed tiers. Whether this CPU runs a tier is still checked
 /// by whoever constructs it.
@@ -31,10 +31,8 @@ pub fn tiers() -> impl Iterator<Item = Tier> {
     let cap = std::env::var("FASTPATH_TIER")
         .ok()
         .and_then(|value| value.parse::<Tier>().ok())
-        .map_or(u32::MAX, Tier::vector_bits);
-    Tier::ALL
-        .into_iter()
-        .filter(move |tier| tier.vector_bits() <= cap)
+        .map_or(u8::MAX, Tier::rank);
+    Tier::ALL.into_iter().filter(move |tier| tier.rank() <= cap)
 }
 
 /// The kernel tables this machine runs whose tiers [`tiers`] allows: every

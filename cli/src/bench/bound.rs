@@ -28,10 +28,10 @@
 //! for such blocks, or inlined into the timing loop, may beat the bound (an
 //! efficiency above 100%): the efficiency tells most from there on.
 //!
-//! The width is the active tier's: 64 bytes for AVX-512, 32 for AVX2, 16 for
-//! SSE2 and NEON, and for the portable tier, whose vectors are the
-//! compiler's, the target's own (SSE2 on x86_64, NEON on aarch64). Other
-//! architectures have no bound.
+//! The loops are the active tier's (fastpath's choice, and its detection):
+//! 64-byte vectors for AVX-512, 32 for AVX2, 16 for SSE2 and NEON, and for
+//! the portable tier, whose vectors are the compiler's, the target's own
+//! (SSE2 on x86_64, NEON on aarch64). Other architectures have no bound.
 
 use fastpath::Tier;
 
@@ -42,7 +42,8 @@ use x86_64 as arch;
 
 /// The loops of one vector width, as `unsafe` functions of raw pointers
 /// that run only on a CPU with the width's instruction set: holding a value
-/// proves that this one has it (the values are handed out after detection).
+/// proves that this one has it (the values are handed out only for a tier
+/// that fastpath finds available, [`Tier::is_available`]).
 #[derive(Clone, Copy)]
 #[cfg_attr(
     not(any(target_arch = "x86_64", target_arch = "aarch64")),
@@ -104,14 +105,13 @@ impl Bound {
     /// The bound of the active tier, on x86_64 and aarch64.
     pub fn active() -> Option<Bound> {
         let tier = fastpath::active_tier();
-        let widths = detected();
-        // The widest vector no wider than the tier's; the narrowest, the
-        // target's own, for the portable tier (0 bits).
-        let loops = widths
+        // The tier's loops; for a tier without loops of its own (the
+        // portable tier), the target's own, the first.
+        let (_, loops) = LOOPS
             .iter()
-            .rev()
-            .find(|loops| loops.bytes * 8 <= tier.vector_bits() as usize)
-            .or(widths.first())?;
+            .find(|(of, _)| *of == tier)
+            .or(LOOPS.first())
+            .filter(|(of, _)| of.is_available())?;
         Some(Bound {
             tier,
             loops: *loops,
@@ -138,17 +138,14 @@ impl Bound {
     }
 }
 
-/// The loops of every width this CPU runs, the narrowest first.
+/// The loops of the architecture, each with the tier whose instruction set
+/// they need, the narrowest first.
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-fn detected() -> Vec<Loops> {
-    arch::detected()
-}
+const LOOPS: &[(Tier, Loops)] = arch::LOOPS;
 
 /// No loops where the bound has none.
 #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-fn detected() -> Vec<Loops> {
-    Vec::new()
-}
+const LOOPS: &[(Tier, Loops)] = &[];
 
 /// Calls `one(at)` for each vector of `W` bytes at offset `at`, and
 /// `four(at)` for each four vectors from `at`, which together cover
@@ -202,19 +199,18 @@ mod x86_64 {
     use core::arch::asm;
     use core::arch::x86_64::{_mm_set1_epi8, _mm256_set1_epi8, _mm512_set1_epi8};
 
+    use fastpath::Tier;
+
     use super::{Loops, cover, short_size};
 
-    /// The loops of every width this CPU runs, the narrowest first.
-    pub fn detected() -> Vec<Loops> {
-        let mut widths = vec![sse2::LOOPS];
-        if is_x86_feature_detected!("avx2") {
-            widths.push(avx2::LOOPS);
-        }
-        if is_x86_feature_detected!("avx512f") {
-            widths.push(avx512::LOOPS);
-        }
-        widths
-    }
+    /// The loops of each width, with the tier whose CPUs run them: SSE2's
+    /// `movdqu`, AVX2's `vmovdqu` and `vpbroadcastb`, AVX-512F's
+    /// `vmovdqu64` (which the AVX-512 tier's CPUs have).
+    pub const LOOPS: &[(Tier, Loops)] = &[
+        (Tier::Sse2, sse2::LOOPS),
+        (Tier::Avx2, avx2::LOOPS),
+        (Tier::Avx512, avx512::LOOPS),
+    ];
 
     /// Loads, stores or copies the `0 < len < 16` bytes at `src`/`dst`
     /// with two accesses of `short_size(len)` bytes in general registers:
@@ -289,7 +285,7 @@ mod x86_64 {
             pub mod $module {
                 use super::*;
 
-                /// The loops, for [`detected`](super::detected) to hand out.
+                /// The loops, for [`LOOPS`](super::LOOPS) to hand out.
                 pub const LOOPS: Loops = Loops {
                     bytes: $bytes,
                     load,
@@ -492,21 +488,20 @@ mod aarch64 {
     use core::arch::aarch64::vdupq_n_u8;
     use core::arch::asm;
 
+    use fastpath::Tier;
+
     use super::{Loops, cover, short_size};
 
-    /// The NEON loops, where the CPU has NEON.
-    pub fn detected() -> Vec<Loops> {
-        if std::arch::is_aarch64_feature_detected!("neon") {
-            vec![Loops {
-                bytes: 16,
-                load,
-                store,
-                copy,
-            }]
-        } else {
-            Vec::new()
-        }
-    }
+    /// The NEON loops, for the NEON tier's CPUs.
+    pub const LOOPS: &[(Tier, Loops)] = &[(
+        Tier::Neon,
+        Loops {
+            bytes: 16,
+            load,
+            store,
+            copy,
+        },
+    )];
 
     /// Loads, stores or copies the `0 < len < 16` bytes at `src`/`dst`
     /// with two accesses of `short_size(len)` bytes in general registers:
@@ -705,6 +700,15 @@ mod tests {
     use super::*;
     use crate::bench::blocks::{AlignedBuffer, random_bytes};
 
+    /// The loops of every tier this CPU runs, the narrowest first.
+    fn available() -> Vec<Loops> {
+        LOOPS
+            .iter()
+            .filter(|(tier, _)| tier.is_available())
+            .map(|(_, loops)| *loops)
+            .collect()
+    }
+
     /// The byte the stores write; the bytes around a block hold its
     /// complement.
     const VALUE: u8 = 0x5a;
@@ -774,7 +778,7 @@ mod tests {
     fn accesses_stay_in_the_block() {
         let mut guarded = Guarded::new();
         let page = guarded.page();
-        for loops in detected() {
+        for loops in available() {
             for len in 0..=MAX_LEN {
                 for start in [0, page.len() - len] {
                     let block = &mut page[start..start + len];
@@ -798,7 +802,7 @@ mod tests {
         let region = 64 + MAX_LEN + 128;
         let src = AlignedBuffer::random(region);
         let mut dst = AlignedBuffer::zeroed(region);
-        for loops in detected() {
+        for loops in available() {
             for (src_offset, dst_offset) in OFFSETS {
                 for len in 0..=MAX_LEN {
                     let (from, to) = (64 + src_offset, 64 + dst_offset);
@@ -839,7 +843,7 @@ mod tests {
     #[test]
     fn the_bound_has_the_active_tier_s_width() {
         let bound = Bound::active().expect("a bound on this architecture");
-        let widths = detected();
+        let widths = available();
         match fastpath::active_tier().vector_bits() {
             0 => assert_eq!(bound.loops.bytes, widths[0].bytes),
             bits => assert_eq!(bound.loops.bytes * 8, bits as usize),

@@ -18,6 +18,6 @@ pub(crate) const VARIANTS: &[&Kernels] = &[&Neon::KERNELS];
 /// What [`crate::fill()`] inlines into its callers on aarch64: NEON stores.
 pub(crate) struct Inline;
 
-impl crate::arch::fill::InlinePath for Inline {
+impl crate::arch::inline::InlinePath for Inline {
     type Vector = neon::fill::NeonSplat;
 }

@@ -55,7 +55,7 @@ pub(crate) mod native {
     /// What [`crate::fill()`] inlines into its callers: pairs of words.
     pub(crate) struct Inline;
 
-    impl crate::arch::fill::InlinePath for Inline {
+    impl crate::arch::inline::InlinePath for Inline {
         type Vector = super::fill::Words;
     }
 }

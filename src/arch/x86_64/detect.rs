@@ -18,7 +18,8 @@
 //!   an Intel CPU without AVX, as `std_detect` does: some such Skylake parts
 //!   report BMI2 they do not have (Intel's erratum SKL052).
 //!
-//! The answer is read once, at the first query, and kept in an atomic.
+//! The answer is read once, at the first query, and kept in an atomic; so
+//! is the vendor ([`is_amd`]), which the rules that depend on it read.
 
 use core::arch::x86_64::{__cpuid, __cpuid_count, CpuidResult};
 use core::sync::atomic::{AtomicU32, Ordering};
@@ -130,6 +131,35 @@ fn read() -> u32 {
         features |= BMI2;
     }
     features
+}
+
+/// Whether the CPU is AMD's (or Hygon's, its licensee): read with CPUID at
+/// the first call, then from a cached flag, with or without `std`.
+#[inline]
+pub(crate) fn is_amd() -> bool {
+    use core::sync::atomic::{AtomicU8, Ordering};
+
+    /// 0 until known, then 1 for AMD and 2 for any other vendor.
+    static VENDOR: AtomicU8 = AtomicU8::new(0);
+
+    /// Reads the vendor and caches it.
+    #[cold]
+    #[inline(never)]
+    // CPUID is a safe intrinsic since Rust 1.87; `unsafe` for the crate's
+    // older supported versions.
+    #[allow(unused_unsafe)]
+    fn detect() -> bool {
+        // SAFETY: CPUID exists on every x86_64 CPU.
+        let ebx = unsafe { core::arch::x86_64::__cpuid(0) }.ebx;
+        let amd = ebx == u32::from_le_bytes(*b"Auth") || ebx == u32::from_le_bytes(*b"Hygo");
+        VENDOR.store(if amd { 1 } else { 2 }, Ordering::Relaxed);
+        amd
+    }
+
+    match VENDOR.load(Ordering::Relaxed) {
+        0 => detect(),
+        vendor => vendor == 1,
+    }
 }
 
 /// XCR0, the state components that the OS saves.

@@ -58,22 +58,13 @@ pub(crate) fn own_copy_to(tier: Tier) -> usize {
 /// Whether fills past the inline lengths keep the own kernels: on AMD's
 /// Zen 4 (family 0x19, models 0x10-0x1f, 0x60-0x7f, 0xa0-0xaf).
 pub(crate) fn own_fills() -> bool {
-    super::is_amd() && is_zen_4(signature())
+    let cpu = super::Signature::read();
+    super::is_amd() && is_zen_4(cpu.family, cpu.model)
 }
 
-/// Whether CPUID leaf 1's EAX is one of AMD's Zen 4 cores.
-fn is_zen_4(eax: u32) -> bool {
-    let (family, model) = family_model(eax);
+/// Whether a family and model are one of AMD's Zen 4 cores.
+fn is_zen_4(family: u32, model: u32) -> bool {
     family == 0x19 && matches!(model, 0x10..=0x1f | 0x60..=0x7f | 0xa0..=0xaf)
-}
-
-/// CPUID leaf 1's EAX: the family, model and stepping.
-fn signature() -> u32 {
-    // CPUID is a safe intrinsic since Rust 1.87; `unsafe` for the crate's
-    // older supported versions.
-    #[allow(unused_unsafe)]
-    // SAFETY: CPUID exists on every x86_64 CPU.
-    unsafe { core::arch::x86_64::__cpuid(1) }.eax
 }
 
 /// Whether the CPU runs glibc's `rep movsb` copies slower than vector
@@ -81,25 +72,7 @@ fn signature() -> u32 {
 /// Zen 4 (0x10-0x1f, 0x60-0x7f, 0xa0-0xaf) cores, both measured. Zen 5
 /// (family 0x1a) has not been.
 fn prefers_vectors_to_rep_movsb() -> bool {
-    super::is_amd() && family_model(signature()).0 == 0x19
-}
-
-/// The family and model of CPUID leaf 1's EAX, with their extended fields
-/// added as the vendors' manuals say.
-fn family_model(eax: u32) -> (u32, u32) {
-    let base_family = (eax >> 8) & 0xf;
-    let base_model = (eax >> 4) & 0xf;
-    let family = if base_family == 0xf {
-        base_family + ((eax >> 20) & 0xff)
-    } else {
-        base_family
-    };
-    let model = if base_family == 0xf || base_family == 0x6 {
-        (((eax >> 16) & 0xf) << 4) | base_model
-    } else {
-        base_model
-    };
-    (family, model)
+    super::is_amd() && super::Signature::read().family == 0x19
 }
 
 #[cfg(test)]
@@ -107,25 +80,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn family_and_model_as_cpuid_gives_them() {
-        // AMD EPYC 7763 (Milan, Zen 3): family 0x19, model 0x01.
-        assert_eq!(family_model(0x00a0_0f11), (0x19, 0x01));
-        // AMD EPYC 9654 (Genoa, Zen 4): family 0x19, model 0x11.
-        assert_eq!(family_model(0x00a1_0f11), (0x19, 0x11));
-        // Intel Xeon (Sapphire Rapids): family 6, model 0x8f.
-        assert_eq!(family_model(0x0008_06f8), (0x6, 0x8f));
-    }
-
-    #[test]
     fn zen_4_alone_keeps_the_fill_kernels() {
-        // Genoa, Raphael, Bergamo: Zen 4; Milan, Vermeer: Zen 3.
-        for eax in [0x00a1_0f11, 0x00a6_0f12, 0x00aa_0f01] {
-            assert!(is_zen_4(eax), "{eax:#x}");
+        // Genoa, Raphael, Bergamo: Zen 4; Milan, Vermeer, Sapphire
+        // Rapids: not.
+        for (family, model) in [(0x19, 0x11), (0x19, 0x61), (0x19, 0xa0)] {
+            assert!(is_zen_4(family, model), "{family:#x} {model:#x}");
         }
-        for eax in [0x00a0_0f11, 0x00a2_0f10, 0x0008_06f8] {
-            assert!(!is_zen_4(eax), "{eax:#x}");
+        for (family, model) in [(0x19, 0x01), (0x19, 0x21), (0x6, 0x8f)] {
+            assert!(!is_zen_4(family, model), "{family:#x} {model:#x}");
         }
-        assert_eq!(own_fills(), super::super::is_amd() && is_zen_4(signature()));
+        let cpu = super::super::Signature::read();
+        assert_eq!(
+            own_fills(),
+            super::super::is_amd() && is_zen_4(cpu.family, cpu.model)
+        );
     }
 
     #[test]

@@ -5,15 +5,53 @@
 //! CPU whose selected tier is AVX-512 and which has BMI2, 0-64 bytes still
 //! take the masked AVX-512 store inline, and in a build without AVX2 either
 //! (the default `x86_64` target) 65-128 bytes two plain AVX-512 stores, as
-//! inline assembly behind one test of the selection's cached state: no call
-//! at all (see [`super::avx512::fill`] for why, and what it measured). On a
+//! inline assembly behind one test of a flag, [`own_stores`], which the
+//! selection sets through its hook ([`InlinePath::selected`]): no call at
+//! all (see [`super::avx512::fill`] for why, and what it measured). On a
 //! CPU whose selected tier is AVX2 (or AVX-512 without BMI2), that build
 //! stores 65-128 bytes inline with four AVX2 stores the same way: on Zen 4
 //! with AVX-512 masked off, 100 and 128-byte fills went from 0.73-0.83× the
 //! speed of glibc's AVX2 `memset` (a call to the kernel) to 1.22-1.66×, and
 //! random 0-256 byte fills from 0.88-0.94× to 0.96-1.01×.
 
-use crate::arch::fill::InlinePath;
+use core::sync::atomic::{AtomicU8, Ordering};
+
+use crate::arch::Kernels;
+#[cfg(not(all(target_feature = "avx512f", target_feature = "avx512bw")))]
+use crate::arch::inline::Choose;
+use crate::arch::inline::InlinePath;
+
+/// The value of [`own_stores`] before the selection's first choice.
+pub(crate) const UNSELECTED: u8 = 0;
+
+/// The value of [`own_stores`] when the inline paths may use AVX-512
+/// stores with the chosen table.
+pub(crate) const ON: u8 = 1;
+
+/// The value of [`own_stores`] when they may not.
+pub(crate) const OFF: u8 = 2;
+
+/// The value of [`own_stores`] when the inline paths may use AVX2 stores,
+/// and not AVX-512 ones.
+pub(crate) const AVX2: u8 = 3;
+
+/// [`ON`], [`OFF`] or [`AVX2`], set by the selection's hook
+/// ([`InlinePath::selected`]) with its choice; [`UNSELECTED`] before.
+static OWN_STORES: AtomicU8 = AtomicU8::new(UNSELECTED);
+
+/// Which of their own stores the inline paths may use: [`ON`], [`OFF`],
+/// [`AVX2`], or [`UNSELECTED`] before the first choice. One load, so that
+/// the inline paths test it with one load and one comparison.
+#[inline(always)]
+// Not read in a build that enables AVX-512 at compile time, whose inline
+// paths store with it.
+#[cfg_attr(
+    all(target_feature = "avx512f", target_feature = "avx512bw"),
+    allow(dead_code)
+)]
+pub(crate) fn own_stores() -> u8 {
+    OWN_STORES.load(Ordering::Relaxed)
+}
 
 /// The x86_64 inline path.
 pub(crate) struct Inline;
@@ -31,41 +69,57 @@ impl InlinePath for Inline {
 
     #[cfg(not(all(target_feature = "avx512f", target_feature = "avx512bw")))]
     #[inline(always)]
-    unsafe fn try_fill_short(ptr: *mut u8, len: usize, value: u8) -> bool {
+    unsafe fn try_fill_short<C: Choose>(ptr: *mut u8, len: usize, value: u8) -> bool {
         // SAFETY: the caller's guarantees, passed on.
-        unsafe { masked::try_fill(ptr, len, value) }
+        unsafe { masked::try_fill::<C>(ptr, len, value) }
     }
 
     #[cfg(not(all(target_feature = "avx512f", target_feature = "avx512bw")))]
     #[inline(always)]
-    unsafe fn try_fill_long(ptr: *mut u8, len: usize, value: u8) -> bool {
+    unsafe fn try_fill_long<C: Choose>(ptr: *mut u8, len: usize, value: u8) -> bool {
         // SAFETY: the caller guarantees `len` writable bytes at `ptr`, and
         // `len` beyond the inline bound, so at least 65.
-        len <= 128 && unsafe { masked::try_fill_vectors(ptr, len, value) }
+        len <= 128 && unsafe { masked::try_fill_vectors::<C>(ptr, len, value) }
     }
 
-    /// The AVX-512 stores need the AVX-512 tier selected (so the CPU has
-    /// AVX-512F and AVX-512BW, and `FASTPATH_TIER` allows them) and BMI2,
-    /// for `bzhi`; the AVX2 stores the AVX2 tier or the AVX-512 one (whose
-    /// CPUs have AVX2).
-    fn own_stores(kernels: &crate::arch::Kernels) -> u8 {
-        use super::detect::{self, AVX2, BMI2};
-        use crate::dispatch::selection;
-        match kernels.tier() {
-            crate::Tier::Avx512 if detect::has(BMI2) => selection::ON,
-            crate::Tier::Avx512 | crate::Tier::Avx2 if detect::has(AVX2) => selection::AVX2,
-            _ => selection::OFF,
-        }
+    /// Keeps which stores the inline paths may use with `kernels`.
+    fn selected(kernels: &Kernels) {
+        OWN_STORES.store(own_stores_with(kernels), Ordering::Relaxed);
+    }
+}
+
+/// Which stores the inline paths may use with `kernels` chosen: the AVX-512
+/// stores need the AVX-512 tier selected (so the CPU has AVX-512F and
+/// AVX-512BW, and `FASTPATH_TIER` allows them) and BMI2, for `bzhi`; the
+/// AVX2 stores the AVX2 tier or the AVX-512 one (whose CPUs have AVX2).
+fn own_stores_with(kernels: &Kernels) -> u8 {
+    use super::detect::{self, BMI2};
+    match kernels.tier() {
+        crate::Tier::Avx512 if detect::has(BMI2) => ON,
+        crate::Tier::Avx512 | crate::Tier::Avx2 if detect::has(detect::AVX2) => AVX2,
+        _ => OFF,
     }
 }
 
 /// The AVX-512 stores for 0-128 bytes, inline, where the build does not
 /// enable AVX-512 but the CPU has it: behind the flag that the selection
-/// caches with its choice.
+/// sets with its choice ([`own_stores`]).
 #[cfg(not(all(target_feature = "avx512f", target_feature = "avx512bw")))]
 mod masked {
+    use super::{AVX2, Choose, ON, UNSELECTED, own_stores};
     use crate::arch::x86_64::avx512::fill::{fill_masked_asm, fill_vectors_asm, in_one_page};
-    use crate::dispatch::selection;
+
+    /// Has `C` make the choice not made yet. Cold, so that the branches of
+    /// the inline paths that lead here are weighed as rarely taken, and the
+    /// stores stay on the fall-through path: the compiler weighs a branch
+    /// by the function it calls, and a trait's method, `C::choose`, does
+    /// not say whether it is cold. Inlined all the same, so that what
+    /// remains is `C`'s own cold call.
+    #[cold]
+    #[inline(always)]
+    fn choose<C: Choose>() {
+        C::choose();
+    }
 
     /// Fills the `65..=128` bytes at `ptr` with `value` with four
     /// overlapping 32-byte AVX2 stores at 0, `d`, `len - 32 - d` and
@@ -113,55 +167,56 @@ mod masked {
     /// Fills the `len` bytes at `ptr` with `value` and returns `true` if the
     /// masked store can do it: `len` at most 64, the flag on, and the 64
     /// bytes from `ptr` in one page. Otherwise, returns `false`, having
-    /// stored nothing.
+    /// stored nothing, and if no choice was made yet, has `C` make it.
     ///
     /// # Safety
     ///
     /// `ptr` must be valid for writes of `len` bytes.
     #[inline(always)]
-    pub(super) unsafe fn try_fill(ptr: *mut u8, len: usize, value: u8) -> bool {
+    pub(super) unsafe fn try_fill<C: Choose>(ptr: *mut u8, len: usize, value: u8) -> bool {
         if len > 64 {
             return false;
         }
-        let state = selection::own_stores();
-        if state == selection::ON && in_one_page(ptr) {
+        let state = own_stores();
+        if state == ON && in_one_page(ptr) {
             // SAFETY: `ON` means the CPU has AVX-512F, AVX-512BW and BMI2
-            // (`allows_own_stores`); the length and page were just checked,
+            // (`own_stores_with`); the length and page were just checked,
             // the caller guarantees that the bytes are writable.
             unsafe { fill_masked_asm(ptr, len, value) };
             return true;
         }
-        if state == selection::UNSELECTED {
-            selection::choose();
+        if state == UNSELECTED {
+            choose::<C>();
         }
         false
     }
 
     /// Fills the `len` bytes at `ptr` with `value` and returns `true` if the
     /// flag allows AVX-512 stores (two of 64 bytes) or AVX2 ones (four of
-    /// 32); otherwise returns `false`, having stored nothing.
+    /// 32); otherwise returns `false`, having stored nothing, and if no
+    /// choice was made yet, has `C` make it.
     ///
     /// # Safety
     ///
     /// `len` must be in `65..=128`, and `ptr` valid for writes of `len`
     /// bytes.
     #[inline(always)]
-    pub(super) unsafe fn try_fill_vectors(ptr: *mut u8, len: usize, value: u8) -> bool {
-        match selection::own_stores() {
-            selection::ON => {
+    pub(super) unsafe fn try_fill_vectors<C: Choose>(ptr: *mut u8, len: usize, value: u8) -> bool {
+        match own_stores() {
+            ON => {
                 // SAFETY: `ON` means the CPU has AVX-512F and AVX-512BW; the
                 // caller guarantees the length and the bytes.
                 unsafe { fill_vectors_asm(ptr, len, value) };
                 true
             }
-            selection::AVX2 => {
+            AVX2 => {
                 // SAFETY: `AVX2` means the CPU has AVX2; the caller
                 // guarantees the length and the bytes.
                 unsafe { fill_vectors_avx2_asm(ptr, len, value) };
                 true
             }
-            selection::UNSELECTED => {
-                selection::choose();
+            UNSELECTED => {
+                choose::<C>();
                 false
             }
             _ => false,
