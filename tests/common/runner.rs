@@ -466,8 +466,11 @@ impl<P: Primitive> Runner<P> {
         };
         expected[frame.clone()].copy_from_slice(&canaries[frame.clone()]);
         let want = P::reference(&mut expected[region.clone()], src, case.value);
+        buffer[frame.clone()].copy_from_slice(&canaries[frame.clone()]);
         for implementation in implementations.iter() {
-            buffer[frame.clone()].copy_from_slice(&canaries[frame.clone()]);
+            // After a call that passed, only the destination differs from
+            // the canaries.
+            buffer[region.clone()].copy_from_slice(&canaries[region.clone()]);
             let result = implementation.call(&mut buffer[region.clone()], src, case.value);
             if result != want || buffer[frame.clone()] != expected[frame.clone()] {
                 let first = frame
