@@ -16,8 +16,9 @@ impl Primitive for Sum {
     const PATTERNS: &'static [Pattern] = &[Pattern::Random, Pattern::Zeros, Pattern::Ones];
     /// Where a 32-bit sum of 16-bit words overflows (from 131 076 bytes of
     /// 0xff on); the pieces the SSE2 and AVX2 kernels sum (256 KiB and
-    /// 512 KiB), whose longest is the fullest their lanes get; and past
-    /// 16 MiB.
+    /// 512 KiB), whose longest is the fullest their lanes get; NEON's
+    /// reduction blocks of 2 MiB, two whole ones then three vectors and a
+    /// tail; and past 16 MiB.
     const LONG_LENGTHS: &'static [usize] = &[
         131_071,
         131_072,
@@ -34,6 +35,8 @@ impl Primitive for Sum {
         (512 << 10) + 1,
         (1 << 20) - 1,
         1 << 20,
+        (4 << 20) + 63,
+        (4 << 20) + 64,
         (1 << 24) + 1,
     ];
 
