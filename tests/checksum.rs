@@ -92,10 +92,11 @@ fn conventions() {
 fn lengths_around_multiples_of_64() {
     let mut runner = Runner::<Sum>::new();
     for &pattern in Sum::PATTERNS {
-        for offset in [0, 1, 33] {
-            for base in (64..=70_000).step_by(64) {
+        for base in (64..=70_000).step_by(64) {
+            let mut cases = Vec::new();
+            for offset in [0, 1, 33] {
                 for len in base - 2..=base + 2 {
-                    runner.run(Case {
+                    cases.push(Case {
                         pattern,
                         len,
                         src: Place::Offset(offset),
@@ -104,6 +105,7 @@ fn lengths_around_multiples_of_64() {
                     });
                 }
             }
+            runner.run(&cases);
         }
     }
 }

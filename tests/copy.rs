@@ -5,7 +5,7 @@ mod common;
 
 use core::mem::MaybeUninit;
 
-use common::{Implementation, Operands, Pattern, Primitive, random_bytes};
+use common::{Destinations, Implementation, Operands, Pattern, Primitive, random_bytes};
 use fastpath::{Checksum, checksum, reference};
 
 /// The copy and its folded sum: every table's copy-and-checksum kernel and
@@ -16,6 +16,10 @@ struct CopySum;
 impl Primitive for CopySum {
     const OPERANDS: Operands = Operands::Both;
     const PATTERNS: &'static [Pattern] = &[Pattern::Random, Pattern::Ones];
+    /// The kernels walk the source, storing each vector where it was read:
+    /// the destination's offset only decides which stores split a line.
+    /// Aligned, one past, odd, and either side of a half line.
+    const DESTINATIONS: Destinations = Destinations::Offsets(&[0, 1, 3, 31, 32, 63]);
     /// Around the lengths where the kernels split their input into pieces:
     /// 256 KiB for SSE2, 512 KiB for AVX2 and AVX-512.
     const LONG_LENGTHS: &'static [usize] = &[

@@ -12,6 +12,9 @@ use common::{Implementation, Operands, Primitive};
 /// `fastpath::copy_uninit`, against `copy_from_slice`.
 struct PacketCopy;
 
+// Beyond every pair of offsets, the diagonal (the default): the kernels
+// store aligned to the destination, so what matters is the source's offset
+// from it, which the diagonal takes through every value.
 impl Primitive for PacketCopy {
     const OPERANDS: Operands = Operands::Both;
     /// In and out of the caches, past the hand-off to the C library's

@@ -17,7 +17,7 @@ use fastpath::Tier;
 use fastpath::arch::Kernels;
 
 pub use random::{Rng, random_bytes};
-pub use runner::{Case, Implementation, Operands, Pattern, Place, Primitive, Runner};
+pub use runner::{Case, Destinations, Implementation, Operands, Pattern, Place, Primitive, Runner};
 
 /// The tiers the tests construct directly: all of them, or, if
 /// `FASTPATH_TIER` is set, those no wider than the cap it sets on the

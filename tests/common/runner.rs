@@ -28,23 +28,28 @@ use super::guard::{GuardedPage, Side};
 pub const EVERY_LENGTH: usize = 1300;
 
 /// Up to this length, every pair of source and destination offsets is
-/// tested (64 × 64); beyond it, the destination offsets of
-/// [`DESTINATIONS`] and `(source offset + length) % 64`, so that every 64
-/// consecutive lengths see every pair modulo 64.
+/// tested (64 × 64); beyond it, every source offset with the destination
+/// offsets of [`Primitive::DESTINATIONS`].
 pub const EVERY_PAIR: usize = 300;
 
-/// The destination offsets tested beyond [`EVERY_PAIR`] with every source
-/// offset: aligned, one past, odd, and either side of a half line.
-pub const DESTINATIONS: [usize; 6] = [0, 1, 3, 31, 32, 63];
+/// The destination offsets tested with each source offset beyond
+/// [`EVERY_PAIR`].
+#[derive(Clone, Copy, Debug)]
+pub enum Destinations {
+    /// `(source offset + length) % 64`, so that every 64 consecutive
+    /// lengths see every pair of offsets modulo 64.
+    Diagonal,
+    /// These offsets.
+    Offsets(&'static [usize]),
+}
 
 /// The offsets of the long lengths, of a single operand: aligned, odd,
 /// and mid-line.
 pub const LONG_OFFSETS: [usize; 3] = [0, 1, 33];
 
 /// The (source, destination) offsets of the long lengths with two
-/// operands: both odd, the destination a few bytes past the source, and
-/// the destination 14 bytes past an aligned one (a packet moved behind an
-/// Ethernet header).
+/// operands: both odd, two bytes apart; and the destination 14 bytes into
+/// a line, as a packet behind an Ethernet header.
 pub const LONG_PAIRS: [(usize, usize); 2] = [(1, 3), (1, 14)];
 
 /// The gaps between an operand and its guard page when the primitive has
@@ -189,9 +194,13 @@ pub trait Primitive {
     /// The lengths past [`EVERY_LENGTH`] where its kernels change what
     /// they do, and their neighbours.
     const LONG_LENGTHS: &'static [usize];
+    /// With two operands, the destination offsets tested with each source
+    /// offset beyond [`EVERY_PAIR`].
+    const DESTINATIONS: Destinations = Destinations::Diagonal;
 
     /// The plain reference: `(destination, source, value) -> result`, as
-    /// [`Implementation::call`].
+    /// [`Implementation::call`]. What it writes and returns depends on the
+    /// source and the value only, not on the destination's bytes before.
     fn reference(dst: &mut [u8], src: &[u8], value: u8) -> u16;
 
     /// Every implementation to test.
@@ -201,23 +210,25 @@ pub trait Primitive {
 /// Every length 0..=[`EVERY_LENGTH`] at every offset 0..=63 of each
 /// operand, from each pattern, with each value. With two operands, the
 /// first pattern (random bytes) at every pair of offsets up to
-/// [`EVERY_PAIR`] and at [`DESTINATIONS`] beyond; the others, which test
-/// the arithmetic rather than the alignments, at the diagonal
+/// [`EVERY_PAIR`] and at [`Primitive::DESTINATIONS`] beyond; the others,
+/// which test the arithmetic rather than the alignments, at the diagonal
 /// `(source offset + length) % 64` only.
 pub fn every_length_and_offset<P: Primitive>() {
     let mut runner = Runner::<P>::new();
     for (index, &pattern) in P::PATTERNS.iter().enumerate() {
         for len in 0..=EVERY_LENGTH {
-            for (src, dst) in offsets(P::OPERANDS, len, index == 0) {
-                for &value in P::VALUES {
-                    runner.run(Case {
+            for &value in P::VALUES {
+                let cases: Vec<Case> = offsets::<P>(len, index == 0)
+                    .into_iter()
+                    .map(|(src, dst)| Case {
                         pattern,
                         len,
                         src: Place::Offset(src),
                         dst: Place::Offset(dst),
                         value,
-                    });
-                }
+                    })
+                    .collect();
+                runner.run(&cases);
             }
         }
     }
@@ -226,25 +237,23 @@ pub fn every_length_and_offset<P: Primitive>() {
 /// The (source, destination) offsets of a length in
 /// [`every_length_and_offset`]: with two operands, every pair or a sample
 /// of them (`pairs`), or the diagonal only.
-fn offsets(operands: Operands, len: usize, pairs: bool) -> Vec<(usize, usize)> {
-    let diagonal = move |src: usize| (src + len) % 64;
-    match operands {
+fn offsets<P: Primitive>(len: usize, pairs: bool) -> Vec<(usize, usize)> {
+    let destinations = match P::DESTINATIONS {
+        _ if !pairs => Destinations::Diagonal,
+        destinations => destinations,
+    };
+    match P::OPERANDS {
         Operands::Source => (0..64).map(|src| (src, 0)).collect(),
         Operands::Destination => (0..64).map(|dst| (0, dst)).collect(),
-        Operands::Both if !pairs => (0..64).map(|src| (src, diagonal(src))).collect(),
-        Operands::Both if len <= EVERY_PAIR => (0..64)
+        Operands::Both if pairs && len <= EVERY_PAIR => (0..64)
             .flat_map(|src| (0..64).map(move |dst| (src, dst)))
             .collect(),
-        Operands::Both => (0..64)
-            .flat_map(|src| {
-                let others = DESTINATIONS
-                    .into_iter()
-                    .filter(move |&dst| dst != diagonal(src));
-                std::iter::once(diagonal(src))
-                    .chain(others)
-                    .map(move |dst| (src, dst))
-            })
-            .collect(),
+        Operands::Both => match destinations {
+            Destinations::Diagonal => (0..64).map(|src| (src, (src + len) % 64)).collect(),
+            Destinations::Offsets(offsets) => (0..64)
+                .flat_map(|src| offsets.iter().map(move |&dst| (src, dst)))
+                .collect(),
+        },
     }
 }
 
@@ -259,16 +268,18 @@ pub fn long_lengths<P: Primitive>() {
         Operands::Both => LONG_PAIRS.to_vec(),
     };
     for &len in P::LONG_LENGTHS {
-        for &(src, dst) in &places {
-            for &pattern in P::PATTERNS.iter().filter(|&&p| p != Pattern::Zeros) {
-                runner.run(Case {
+        for &pattern in P::PATTERNS.iter().filter(|&&p| p != Pattern::Zeros) {
+            let cases: Vec<Case> = places
+                .iter()
+                .map(|&(src, dst)| Case {
                     pattern,
                     len,
                     src: Place::Offset(src),
                     dst: Place::Offset(dst),
                     value: P::VALUES[0],
-                });
-            }
+                })
+                .collect();
+            runner.run(&cases);
         }
     }
 }
@@ -295,10 +306,11 @@ pub fn guard_pages<P: Primitive>() {
         }
     };
     for len in guard_lengths() {
+        let mut cases = Vec::new();
         for &gap in &gaps {
             for src in sides(P::OPERANDS.reads(), gap) {
                 for dst in sides(P::OPERANDS.writes(), gap) {
-                    runner.run(Case {
+                    cases.push(Case {
                         pattern: Pattern::Random,
                         len,
                         src: Place::Guard(src),
@@ -308,6 +320,7 @@ pub fn guard_pages<P: Primitive>() {
                 }
             }
         }
+        runner.run(&cases);
     }
 }
 
@@ -316,48 +329,55 @@ pub fn guard_pages<P: Primitive>() {
 /// random bytes (so that each case reads different data), the destination
 /// at any of 4000 offsets, any value.
 pub fn random<P: Primitive>() {
-    let mut runner = Runner::<P>::new();
     let mut rng = Rng::new(RANDOM_SEED);
-    for _ in 0..RANDOM_CASES {
-        let len = match rng.below(4) {
-            0 => rng.below(16_000),
-            1 => rng.below(5000),
-            _ => rng.below(300),
-        };
-        runner.run(Case {
-            pattern: Pattern::Random,
-            len,
-            src: Place::Offset(rng.below(64 << 10)),
-            dst: Place::Offset(rng.below(4000)),
-            value: rng.byte(),
-        });
-    }
+    let cases: Vec<Case> = (0..RANDOM_CASES)
+        .map(|_| {
+            let len = match rng.below(4) {
+                0 => rng.below(16_000),
+                1 => rng.below(5000),
+                _ => rng.below(300),
+            };
+            Case {
+                pattern: Pattern::Random,
+                len,
+                src: Place::Offset(rng.below(64 << 10)),
+                dst: Place::Offset(rng.below(4000)),
+                value: rng.byte(),
+            }
+        })
+        .collect();
+    Runner::<P>::new().run(&cases);
 }
 
 /// Runs cases of one primitive: the implementations, and the buffers the
-/// cases' operands are placed in, kept from case to case.
+/// cases' operands are placed in, kept from run to run.
 pub struct Runner<P> {
     implementations: Vec<Implementation>,
     /// A source buffer per pattern, 64-byte aligned.
     sources: Vec<(Pattern, Aligned)>,
-    /// The destinations' buffer (64-byte aligned), the reference's copy of
-    /// it, and the canaries both are reset to.
+    /// The destinations' buffer (64-byte aligned), and the canaries it is
+    /// reset to.
     dst: Aligned,
-    expected: Vec<u8>,
     canaries: Vec<u8>,
     #[cfg(unix)]
     guarded: Guarded,
+    /// The reference's destinations for the cases of a run, one after the
+    /// other.
+    expected: Vec<u8>,
     primitive: PhantomData<P>,
 }
 
+/// What the reference's result and destination depend on: the source's
+/// pattern and place (if the primitive reads one), the length, the value.
+type Key = (Option<(Pattern, Place)>, usize, u8);
+
 /// The guard pages: the source's, with the pattern it holds, and the
-/// destination's, with the reference's copy of it and its canaries.
+/// destination's, with its canaries.
 #[cfg(unix)]
 struct Guarded {
     src: GuardedPage,
     pattern: Option<Pattern>,
     dst: GuardedPage,
-    expected: Vec<u8>,
     canaries: Vec<u8>,
 }
 
@@ -373,118 +393,145 @@ impl<P: Primitive> Runner<P> {
             implementations: P::implementations(),
             sources: Vec::new(),
             dst: Aligned::default(),
-            expected: Vec::new(),
             canaries: Vec::new(),
             #[cfg(unix)]
             guarded: {
                 let dst = GuardedPage::new();
-                let page = dst.page().len();
-                let mut canaries = vec![0; page];
+                let mut canaries = vec![0; dst.page().len()];
                 Rng::new(CANARY_SEED).fill(&mut canaries);
                 Guarded {
                     src: GuardedPage::new(),
                     pattern: None,
                     dst,
-                    expected: vec![0; page],
                     canaries,
                 }
             },
+            expected: Vec::new(),
             primitive: PhantomData,
         }
     }
 
-    /// Calls every implementation on `case` and checks each result, and
-    /// each destination with the bytes around it, against the reference's.
-    pub fn run(&mut self, case: Case) {
+    /// Calls every implementation on each of `cases` and checks each
+    /// result, and each destination with the bytes around it, against the
+    /// reference's. The reference runs once per case (once for consecutive
+    /// cases that differ only in the destination's place, on which its
+    /// results do not depend); each implementation then runs all the cases
+    /// in turn, as a caller that calls one function many times would, not
+    /// alternating with the others.
+    ///
+    /// The sources of the cases next to a guard page must all be of one
+    /// pattern.
+    pub fn run(&mut self, cases: &[Case]) {
         let (reads, writes) = (P::OPERANDS.reads(), P::OPERANDS.writes());
-        let src = if reads { self.source(case) } else { 0..0 };
-        if let (true, Place::Offset(offset)) = (writes, case.dst) {
-            self.destination(2 * MARGIN + offset + case.len);
+        for case in cases {
+            if reads {
+                self.source(case);
+            }
+            if let (true, Place::Offset(offset)) = (writes, case.dst) {
+                self.destination(2 * MARGIN + offset + case.len);
+            }
         }
         let Runner {
             implementations,
             sources,
             dst,
-            expected,
             canaries,
             #[cfg(unix)]
             guarded,
+            expected,
             ..
         } = self;
-        let src = match case.src {
-            _ if !reads => &[][..],
-            Place::Offset(_) => {
-                let (_, buffer) = sources.iter().find(|(p, _)| *p == case.pattern).unwrap();
-                &buffer.as_slice()[src]
-            }
-            #[cfg(unix)]
-            Place::Guard(_) => &guarded.src.page()[src],
-        };
-        if !writes {
-            let want = P::reference(&mut [], src, case.value);
-            for implementation in implementations.iter() {
-                let result = implementation.call(&mut [], src, case.value);
-                if result != want {
-                    fail(implementation, &case, result, want, None);
+        let source = |case: &Case| -> &[u8] {
+            match case.src {
+                _ if !reads => &[],
+                Place::Offset(offset) => {
+                    let (_, buffer) = sources.iter().find(|(p, _)| *p == case.pattern).unwrap();
+                    &buffer.as_slice()[offset..offset + case.len]
+                }
+                #[cfg(unix)]
+                Place::Guard(side) => {
+                    let page = guarded.src.page();
+                    &page[side.range(case.len, page.len())]
                 }
             }
-            return;
-        }
-        // The destination's buffer, the reference's copy and the canaries;
-        // the destination and the bytes checked around it.
-        let (buffer, expected, canaries, region, frame) = match case.dst {
-            Place::Offset(offset) => {
-                let region = MARGIN + offset..MARGIN + offset + case.len;
-                let frame = offset..region.end + MARGIN;
-                (
-                    dst.as_mut_slice(),
-                    &mut expected[..],
-                    &canaries[..],
-                    region,
-                    frame,
-                )
-            }
-            #[cfg(unix)]
-            Place::Guard(side) => {
-                let page = guarded.canaries.len();
-                let region = side.range(case.len, page);
-                let frame = region.start.saturating_sub(MARGIN)..(region.end + MARGIN).min(page);
-                let Guarded {
-                    dst,
-                    expected,
-                    canaries,
-                    ..
-                } = guarded;
-                (
-                    dst.page_mut(),
-                    &mut expected[..],
-                    &canaries[..],
-                    region,
-                    frame,
-                )
-            }
         };
-        expected[frame.clone()].copy_from_slice(&canaries[frame.clone()]);
-        let want = P::reference(&mut expected[region.clone()], src, case.value);
-        buffer[frame.clone()].copy_from_slice(&canaries[frame.clone()]);
+
+        // The reference's result and destination for each case.
+        expected.clear();
+        let mut wants: Vec<(u16, Range<usize>)> = Vec::with_capacity(cases.len());
+        let mut last: Option<Key> = None;
+        for case in cases {
+            let key = (
+                reads.then_some((case.pattern, case.src)),
+                case.len,
+                case.value,
+            );
+            if last != Some(key) {
+                let start = expected.len();
+                expected.resize(start + if writes { case.len } else { 0 }, 0);
+                let want = P::reference(&mut expected[start..], source(case), case.value);
+                wants.push((want, start..expected.len()));
+                last = Some(key);
+            } else {
+                wants.push(wants.last().unwrap().clone());
+            }
+        }
+
         for implementation in implementations.iter() {
-            // After a call that passed, only the destination differs from
-            // the canaries.
-            buffer[region.clone()].copy_from_slice(&canaries[region.clone()]);
-            let result = implementation.call(&mut buffer[region.clone()], src, case.value);
-            if result != want || buffer[frame.clone()] != expected[frame.clone()] {
-                let first = frame
-                    .clone()
-                    .find(|&i| buffer[i] != expected[i])
-                    .map(|i| (i as isize - region.start as isize, buffer[i], expected[i]));
-                fail(implementation, &case, result, want, first);
+            for (case, (want, bytes)) in cases.iter().zip(&wants) {
+                let src = source(case);
+                if !writes {
+                    let result = implementation.call(&mut [], src, case.value);
+                    if result != *want {
+                        fail(implementation, case, result, *want, None);
+                    }
+                    continue;
+                }
+                // The destination's buffer and its canaries; the
+                // destination and the bytes checked around it.
+                let (buffer, canaries, region, frame) = match case.dst {
+                    Place::Offset(offset) => {
+                        let region = MARGIN + offset..MARGIN + offset + case.len;
+                        let frame = offset..region.end + MARGIN;
+                        (dst.as_mut_slice(), &canaries[..], region, frame)
+                    }
+                    #[cfg(unix)]
+                    Place::Guard(side) => {
+                        let page = guarded.canaries.len();
+                        let region = side.range(case.len, page);
+                        let frame =
+                            region.start.saturating_sub(MARGIN)..(region.end + MARGIN).min(page);
+                        (guarded.dst.page_mut(), &guarded.canaries[..], region, frame)
+                    }
+                };
+                buffer[frame.clone()].copy_from_slice(&canaries[frame.clone()]);
+                let result = implementation.call(&mut buffer[region.clone()], src, case.value);
+                let (before, after) = (frame.start..region.start, region.end..frame.end);
+                if result != *want
+                    || buffer[region.clone()] != expected[bytes.clone()]
+                    || buffer[before.clone()] != canaries[before]
+                    || buffer[after.clone()] != canaries[after]
+                {
+                    let want_byte = |i: usize| {
+                        if region.contains(&i) {
+                            expected[bytes.start + i - region.start]
+                        } else {
+                            canaries[i]
+                        }
+                    };
+                    let first = frame
+                        .clone()
+                        .find(|&i| buffer[i] != want_byte(i))
+                        .map(|i| (i as isize - region.start as isize, buffer[i], want_byte(i)));
+                    fail(implementation, case, result, *want, first);
+                }
             }
         }
     }
 
     /// Makes the source of `case` ready: its pattern in the buffer it is
-    /// read from. Returns its range there.
-    fn source(&mut self, case: Case) -> Range<usize> {
+    /// read from.
+    fn source(&mut self, case: &Case) {
         match case.src {
             Place::Offset(offset) => {
                 let end = offset + case.len;
@@ -500,16 +547,14 @@ impl<P: Primitive> Runner<P> {
                     *buffer = Aligned::new(end.next_power_of_two());
                     pattern.fill(buffer.as_mut_slice());
                 }
-                offset..end
             }
             #[cfg(unix)]
-            Place::Guard(side) => {
+            Place::Guard(_) => {
                 let guarded = &mut self.guarded;
                 if guarded.pattern != Some(case.pattern) {
                     case.pattern.fill(guarded.src.page_mut());
                     guarded.pattern = Some(case.pattern);
                 }
-                side.range(case.len, guarded.src.page().len())
             }
         }
     }
@@ -519,7 +564,6 @@ impl<P: Primitive> Runner<P> {
         if self.dst.len() < len {
             let len = len.next_power_of_two();
             self.dst = Aligned::new(len);
-            self.expected = vec![0; len];
             self.canaries = vec![0; len];
             Rng::new(CANARY_SEED).fill(&mut self.canaries);
         }
