@@ -3,21 +3,70 @@
 
 mod common;
 
-use common::{random_bytes, sum_kernels};
+use common::{Case, Implementation, Operands, Pattern, Place, Primitive, Runner, random_bytes};
 use fastpath::{Checksum, Tier, checksum, reference};
 use proptest::prelude::*;
 
-/// Data sets of `len` bytes: random, all 0x00, all 0xff.
-fn data_sets(len: usize) -> [Vec<u8>; 3] {
-    [random_bytes(len, len as u64), vec![0; len], vec![0xff; len]]
+/// The folded sum: every table's checksum kernel, complemented, and
+/// `fastpath::checksum`, against `reference::sum`.
+struct Sum;
+
+impl Primitive for Sum {
+    const OPERANDS: Operands = Operands::Source;
+    const PATTERNS: &'static [Pattern] = &[Pattern::Random, Pattern::Zeros, Pattern::Ones];
+    /// Where a 32-bit sum of 16-bit words overflows (from 131 076 bytes of
+    /// 0xff on); the pieces the SSE2 and AVX2 kernels sum (256 KiB and
+    /// 512 KiB), whose longest is the fullest their lanes get; NEON's
+    /// reduction blocks of 2 MiB, two whole ones then three vectors and a
+    /// tail; and past 16 MiB.
+    const LONG_LENGTHS: &'static [usize] = &[
+        131_071,
+        131_072,
+        131_073,
+        131_074,
+        131_075,
+        131_076,
+        131_077,
+        (256 << 10) - 1,
+        256 << 10,
+        (256 << 10) + 1,
+        (512 << 10) - 1,
+        512 << 10,
+        (512 << 10) + 1,
+        (1 << 20) - 1,
+        1 << 20,
+        (4 << 20) + 63,
+        (4 << 20) + 64,
+        (1 << 24) + 1,
+    ];
+
+    fn reference(_: &mut [u8], src: &[u8], _: u8) -> u16 {
+        reference::sum(src)
+    }
+
+    fn implementations() -> Vec<Implementation> {
+        let mut implementations = Implementation::tables(|kernels, _, src, _| kernels.sum(src));
+        implementations.push(Implementation::new(
+            common::public("checksum"),
+            |_, src, _| !checksum(src),
+        ));
+        implementations
+    }
 }
+
+common::primitive_tests!(sum: Sum);
 
 #[test]
 fn rfc1071_section3_example() {
     let data = [0x00, 0x01, 0xf2, 0x03, 0xf4, 0xf5, 0xf6, 0xf7];
     assert_eq!(reference::sum(&data), 0xddf2);
-    for (tier, sum) in sum_kernels() {
-        assert_eq!(sum(&data), 0xddf2, "{}", tier);
+    for implementation in Sum::implementations() {
+        assert_eq!(
+            implementation.call(&mut [], &data, 0),
+            0xddf2,
+            "{}",
+            implementation.name
+        );
     }
     assert_eq!(checksum(&data), 0x220d);
 }
@@ -37,129 +86,33 @@ fn conventions() {
     assert_eq!(checksum(&data), 0);
 }
 
-/// Every length 0..=1100 at every start offset 0..=63.
-#[test]
-fn every_length_and_offset() {
-    let buffers = data_sets(1100 + 64);
-    for (tier, sum) in sum_kernels() {
-        for buffer in &buffers {
-            for offset in 0..64 {
-                for len in 0..=1100 {
-                    let data = &buffer[offset..offset + len];
-                    assert_eq!(
-                        sum(data),
-                        reference::sum(data),
-                        "{}: offset {offset}, length {len}, first byte {:#x}",
-                        tier,
-                        buffer[0]
-                    );
-                }
-            }
-        }
-    }
-}
-
-/// Lengths around every multiple of 64 up to 70 000, at offsets 0, 1 and 33.
+/// Lengths around every multiple of 64 up to 70 000, at offsets 0, 1 and
+/// 33: the arithmetic over every count of 64-byte steps.
 #[test]
 fn lengths_around_multiples_of_64() {
-    let buffers = data_sets(70_003 + 33);
-    for (tier, sum) in sum_kernels() {
-        for buffer in &buffers {
+    let mut runner = Runner::<Sum>::new();
+    for &pattern in Sum::PATTERNS {
+        for base in (64..=70_000).step_by(64) {
+            let mut cases = Vec::new();
             for offset in [0, 1, 33] {
-                for base in (64..=70_000).step_by(64) {
-                    for len in base - 2..=base + 2 {
-                        let data = &buffer[offset..offset + len];
-                        assert_eq!(
-                            sum(data),
-                            reference::sum(data),
-                            "{}: offset {offset}, length {len}, first byte {:#x}",
-                            tier,
-                            buffer[0]
-                        );
-                    }
+                for len in base - 2..=base + 2 {
+                    cases.push(Case {
+                        pattern,
+                        len,
+                        src: Place::Offset(offset),
+                        dst: Place::Offset(0),
+                        value: 0,
+                    });
                 }
             }
+            runner.run(&cases);
         }
     }
 }
 
-/// No kernel reads past the end of its data or before its start: the data
-/// is placed right before, and right after, an inaccessible page. A stray
-/// read is a segmentation fault.
-#[cfg(unix)]
-#[test]
-fn guard_pages() {
-    let mut guarded = common::GuardedPage::new();
-    let fill = random_bytes(guarded.page_mut().len(), 3);
-    guarded.page_mut().copy_from_slice(&fill);
-    for (tier, sum) in sum_kernels() {
-        for len in 0..=300 {
-            for gap in 0..64 {
-                let data = guarded.before_guard(len, gap);
-                assert_eq!(
-                    sum(data),
-                    reference::sum(data),
-                    "{} before guard: {len} bytes, gap {gap}",
-                    tier
-                );
-                let data = guarded.after_guard(len, gap);
-                assert_eq!(
-                    sum(data),
-                    reference::sum(data),
-                    "{} after guard: {len} bytes, gap {gap}",
-                    tier
-                );
-            }
-        }
-    }
-}
-
-/// All-0xff data: the largest words, where narrow accumulators overflow
-/// (from 131 076 bytes on, for a 32-bit sum of 16-bit words). Even lengths
-/// sum to 0xffff (checksum 0), odd ones to 0xff00 (checksum 0x00ff).
-fn check_all_ones(len: usize) {
-    let data = vec![0xff; len];
-    let expected = if len.is_multiple_of(2) {
-        0xffff
-    } else {
-        0xff00
-    };
-    for (tier, sum) in sum_kernels() {
-        assert_eq!(sum(&data), expected, "{}: {len} bytes of 0xff", tier);
-        assert_eq!(
-            sum(&data[1..]),
-            if len % 2 == 1 { 0xffff } else { 0xff00 },
-            "{}: {len} - 1 bytes",
-            tier
-        );
-    }
-}
-
-/// Also around the lengths where the SSE2 and AVX2 kernels sum in pieces
-/// (from 256 KiB and 512 KiB on): the longest piece is the fullest their
-/// lanes get.
-#[test]
-fn overflow_all_ones() {
-    for len in [
-        131_074,
-        131_075,
-        131_076,
-        131_077,
-        1 << 17,
-        (256 << 10) - 1,
-        256 << 10,
-        (256 << 10) + 1,
-        (512 << 10) - 1,
-        512 << 10,
-        (512 << 10) + 1,
-        1 << 20,
-        (1 << 24) + 1,
-    ] {
-        check_all_ones(len);
-    }
-}
-
-/// More than 2^32 bytes of 0xff (4 GiB of memory), past every 32-bit counter.
+/// More than 2^32 bytes of 0xff (4 GiB of memory), past every 32-bit
+/// counter: even lengths sum to 0xffff (checksum 0), odd ones to 0xff00
+/// (checksum 0x00ff).
 #[test]
 #[cfg(target_pointer_width = "64")]
 fn overflow_all_ones_past_4_gib() {
@@ -167,7 +120,21 @@ fn overflow_all_ones_past_4_gib() {
         eprintln!("skipped: FASTPATH_SKIP_HUGE_TESTS is set");
         return;
     }
-    check_all_ones((1 << 32) + 3);
+    let len = (1 << 32) + 3;
+    let data = vec![0xff; len];
+    for implementation in Sum::implementations() {
+        let name = &implementation.name;
+        assert_eq!(
+            implementation.call(&mut [], &data, 0),
+            0xff00,
+            "{name}: {len} bytes"
+        );
+        assert_eq!(
+            implementation.call(&mut [], &data[1..], 0),
+            0xffff,
+            "{name}: {len} - 1 bytes"
+        );
+    }
 }
 
 #[test]
@@ -295,15 +262,6 @@ fn x86_64_tiers_are_the_ones_std_detects() {
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(2000))]
-
-    #[test]
-    fn differential(data in proptest::collection::vec(any::<u8>(), 0..5000), offset in 0usize..64) {
-        let data = &data[offset.min(data.len())..];
-        let expected = reference::sum(data);
-        for (tier, sum) in sum_kernels() {
-            prop_assert_eq!(sum(data), expected, "{}", tier);
-        }
-    }
 
     #[test]
     fn streaming_any_splits(

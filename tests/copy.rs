@@ -5,91 +5,24 @@ mod common;
 
 use core::mem::MaybeUninit;
 
-use common::{copy_kernels, random_bytes};
+use common::{Destinations, Implementation, Operands, Pattern, Primitive, random_bytes};
 use fastpath::{Checksum, checksum, reference};
 
-/// Canary bytes around the destination range, which must survive.
-const CANARY: u8 = 0xa5;
+/// The copy and its folded sum: every table's copy-and-checksum kernel and
+/// `fastpath::copy_checksum_uninit`, against `copy_from_slice` and
+/// `reference::sum`.
+struct CopySum;
 
-/// Views bytes as possibly uninitialized ones.
-fn uninit(bytes: &mut [u8]) -> &mut [MaybeUninit<u8>] {
-    // SAFETY: same layout; the kernels only write initialized bytes.
-    unsafe { &mut *(bytes as *mut [u8] as *mut [MaybeUninit<u8>]) }
-}
-
-/// Copies `len` bytes from `src_offset` of `source` to `dst_offset` of a
-/// canary-filled buffer with `kernel`, and checks the copy, the sum and the
-/// canaries.
-fn check(
-    kernel: common::CopyKernel,
-    tier: &str,
-    source: &[u8],
-    src_offset: usize,
-    dst_offset: usize,
-    len: usize,
-    expected: u16,
-) {
-    let src = &source[src_offset..src_offset + len];
-    let mut out = vec![CANARY; dst_offset + len + 64];
-    let sum = kernel(uninit(&mut out[dst_offset..dst_offset + len]), src);
-    assert_eq!(
-        sum, expected,
-        "{tier}: sum, length {len}, offsets {src_offset}/{dst_offset}"
-    );
-    assert_eq!(
-        &out[dst_offset..dst_offset + len],
-        src,
-        "{tier}: copy, length {len}, offsets {src_offset}/{dst_offset}"
-    );
-    assert!(
-        out[..dst_offset]
-            .iter()
-            .chain(&out[dst_offset + len..])
-            .all(|&b| b == CANARY),
-        "{tier}: a byte outside the destination changed, length {len}, offsets {src_offset}/{dst_offset}"
-    );
-}
-
-/// Every length 0..=1100 at every source offset 0..=63; every destination
-/// offset 0..=63 up to 256 bytes, and a sample of them beyond.
-#[test]
-fn every_length_and_offset() {
-    let source = random_bytes(1100 + 64, 21);
-    let kernels = copy_kernels();
-    for src_offset in 0..64 {
-        for len in 0..=1100 {
-            let expected = reference::sum(&source[src_offset..src_offset + len]);
-            let dst_offsets: &[usize] = if len <= 256 {
-                &[0; 0]
-            } else {
-                &[0, 1, 3, 31, 32, 63]
-            };
-            for (tier, kernel) in &kernels {
-                if len <= 256 {
-                    for dst_offset in 0..64 {
-                        check(
-                            *kernel, tier, &source, src_offset, dst_offset, len, expected,
-                        );
-                    }
-                } else {
-                    for &dst_offset in dst_offsets {
-                        check(
-                            *kernel, tier, &source, src_offset, dst_offset, len, expected,
-                        );
-                    }
-                }
-            }
-        }
-    }
-}
-
-/// Long buffers of all-0xff bytes (the largest words) and random bytes,
-/// around the lengths where the kernels split their input into pieces:
-/// 256 KiB for SSE2, 512 KiB for AVX2 and AVX-512.
-#[test]
-fn long_buffers() {
-    const PIECE: usize = 512 << 10;
-    let lengths = [
+impl Primitive for CopySum {
+    const OPERANDS: Operands = Operands::Both;
+    const PATTERNS: &'static [Pattern] = &[Pattern::Random, Pattern::Ones];
+    /// The kernels walk the source, storing each vector where it was read:
+    /// the destination's offset only decides which stores split a line.
+    /// Aligned, one past, odd, and either side of a half line.
+    const DESTINATIONS: Destinations = Destinations::Offsets(&[0, 1, 3, 31, 32, 63]);
+    /// Around the lengths where the kernels split their input into pieces:
+    /// 256 KiB for SSE2, 512 KiB for AVX2 and AVX-512.
+    const LONG_LENGTHS: &'static [usize] = &[
         65_536,
         65_537,
         PIECE / 2,
@@ -103,47 +36,28 @@ fn long_buffers() {
         (1 << 20) + 3,
         (4 << 20) + 64 + 1,
     ];
-    for len in lengths {
-        for source in [vec![0xff; len + 1], random_bytes(len + 1, len as u64)] {
-            let expected = reference::sum(&source[1..]);
-            for (tier, kernel) in copy_kernels() {
-                check(kernel, &tier, &source, 1, 3, len, expected);
-            }
-        }
+
+    fn reference(dst: &mut [u8], src: &[u8], _: u8) -> u16 {
+        dst.copy_from_slice(src);
+        reference::sum(src)
+    }
+
+    fn implementations() -> Vec<Implementation> {
+        let mut implementations = Implementation::tables(|kernels, dst, src, _| {
+            kernels.copy_sum_uninit(common::uninit(dst), src)
+        });
+        implementations.push(Implementation::new(
+            common::public("copy_checksum_uninit"),
+            |dst, src, _| !fastpath::copy_checksum_uninit(common::uninit(dst), src).1,
+        ));
+        implementations
     }
 }
 
-/// No kernel reads or writes outside its slices: source and destination
-/// placed right before, and right after, an inaccessible page.
-#[cfg(unix)]
-#[test]
-fn guard_pages() {
-    let mut src_page = common::GuardedPage::new();
-    let mut dst_page = common::GuardedPage::new();
-    let fill = random_bytes(src_page.page_mut().len(), 4);
-    src_page.page_mut().copy_from_slice(&fill);
-    for (tier, kernel) in copy_kernels() {
-        for len in 0..=300 {
-            for gap in [0, 1, 2, 3, 31, 63] {
-                let cases: [(bool, bool); 4] =
-                    [(false, false), (false, true), (true, false), (true, true)];
-                for (src_after, dst_after) in cases {
-                    let src = src_page.next_to_guard(src_after, len, gap).to_vec();
-                    let src_slice = src_page.next_to_guard(src_after, len, gap);
-                    let dst = dst_page.next_to_guard(dst_after, len, gap);
-                    let sum = kernel(uninit(dst), src_slice);
-                    assert_eq!(
-                        sum,
-                        reference::sum(&src),
-                        "{}: {len} bytes, gap {gap}",
-                        tier
-                    );
-                    assert_eq!(dst, &src[..], "{}: {len} bytes, gap {gap}", tier);
-                }
-            }
-        }
-    }
-}
+/// The longest piece the AVX2 and AVX-512 kernels sum at once.
+const PIECE: usize = 512 << 10;
+
+common::primitive_tests!(copy_sum: CopySum);
 
 #[test]
 fn streaming_split_at_every_position() {
