@@ -14,7 +14,8 @@
 
 #[cfg(any(feature = "std", all(target_arch = "x86_64", target_feature = "sse2")))]
 use super::Kernels;
-use super::fill::{Splat, fill_short};
+use super::generic::fill::fill_short;
+use super::generic::vector::Vector;
 
 /// The choice of the process's kernel table, made where it was not made
 /// yet: implemented above the kernels, by the dispatch, and passed down to
@@ -40,7 +41,7 @@ pub(crate) trait Choose {
 /// that the CPU found at run time allows.
 pub(crate) trait InlinePath {
     /// The widest vector of one repeated byte that the build enables.
-    type Vector: Splat;
+    type Vector: Vector;
 
     /// Fills of up to this many bytes are inline: four of the inline
     /// path's vectors, but no more than 128 bytes (two AVX-512 vectors).

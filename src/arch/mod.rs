@@ -129,14 +129,9 @@ use crate::Tier;
 #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
 pub mod aarch64;
 pub(crate) mod cache;
-pub(crate) mod fill;
+pub(crate) mod generic;
 pub(crate) mod inline;
 pub(crate) mod memcpy;
-#[cfg(any(
-    all(target_arch = "x86_64", target_feature = "sse2"),
-    all(target_arch = "aarch64", target_feature = "neon")
-))]
-pub(crate) mod output;
 pub mod portable;
 pub(crate) mod scalar;
 pub(crate) mod tier_type;
@@ -198,65 +193,111 @@ macro_rules! line_aligned {
 }
 pub(crate) use line_aligned;
 
-/// A tier's kernels: one function for every primitive, and what the tier
-/// needs of the CPU.
-///
-/// A `&'static Kernels` is handed out only for a table this CPU runs (by
-/// [`kernels`], [`variants`], or a tier type's `kernels` method, whose value
-/// proves the CPU feature), so its methods are safe to call.
-///
-/// ```
-/// use fastpath::Tier;
-///
-/// let kernels = fastpath::arch::kernels(Tier::Portable).unwrap();
-/// assert_eq!(kernels.tier(), Tier::Portable);
-/// let mut copy = [0u8; 3];
-/// assert_eq!(kernels.copy_sum(&mut copy, &[0x12, 0x34, 0x56]), 0x6834);
-/// ```
-#[derive(Debug)]
-pub struct Kernels {
-    /// The tier the table belongs to.
-    tier: Tier,
-    /// A name for the table: the tier's, or the tier's and a suffix.
-    name: &'static str,
-    /// Whether this CPU runs the table: enabled at compile time, or detected
-    /// at run time (with `std`, and on x86_64 without it).
-    is_available: fn() -> bool,
-    /// Whether the build enables the table's features at compile time: the
-    /// choice of a build without `std` off x86_64 (`ENABLED`).
-    #[cfg_attr(
-        any(feature = "std", all(target_arch = "x86_64", target_feature = "sse2")),
-        allow(dead_code)
-    )]
-    enabled: bool,
-    /// The checksum of the input (the complement of its folded sum): the
-    /// tier's `#[target_feature]` function, which [`crate::checksum()`]
-    /// reaches with a jump.
-    pub(crate) checksum: unsafe fn(&[u8]) -> u16,
-    /// Copies `min(dst.len(), src.len())` bytes and returns the checksum of
-    /// `src` (callers check that the lengths are equal).
-    pub(crate) copy_checksum: unsafe fn(&mut [MaybeUninit<u8>], &[u8]) -> u16,
-    /// Sets every byte of its first argument to the second.
-    pub(crate) fill: unsafe fn(&mut [u8], u8),
-    /// [`fill`](Kernels::fill) with non-temporal stores for the aligned
-    /// lines of a long fill, then a store fence.
-    pub(crate) fill_nontemporal: unsafe fn(&mut [u8], u8),
-    /// [`fill`](Kernels::fill) below the non-temporal threshold,
-    /// [`fill_nontemporal`](Kernels::fill_nontemporal) from it: the kernel
-    /// of [`crate::fill_nontemporal()`].
-    pub(crate) fill_or_stream: unsafe fn(&mut [u8], u8),
-    /// Copies `min(dst.len(), src.len())` bytes of `src` into `dst`
-    /// (callers check that the lengths are equal).
-    pub(crate) copy: unsafe fn(&mut [MaybeUninit<u8>], &[u8]),
-    /// Copies `len > 64` bytes from the second argument to the first: the
-    /// kernel of [`crate::copy()`] past its inline lengths, which with
-    /// `std` hands long copies to the C library's `memcpy` by the rule the
-    /// selection set (`arch::memcpy::copy_beyond_short`).
-    pub(crate) copy_or_hand_off: unsafe fn(*mut u8, *const u8, usize),
-    /// The same functions behind safe pointers, for [`sum_kernel`] and its
-    /// kin.
-    plain: Plain,
+/// The list of primitives: each kernel that every tier has, with its
+/// arguments and the generic function of `arch/generic/` that it runs (and
+/// that function's arguments, where the entry passes itself or its siblings
+/// on), once. It hands the list to `$callback`, after `$input`; from it come
+/// the fields of [`Kernels`], every tier's entry functions and table
+/// (`tier_type!`), and the list of `arch::tests::kernels_start_on_a_line`.
+macro_rules! primitives {
+    ($($callback:ident)::+ { $($input:tt)* }) => {
+        $($callback)::+! {
+            { $($input)* }
+            /// The checksum of the input (the complement of its folded sum):
+            /// the tier's `#[target_feature]` function, which
+            /// [`crate::checksum()`] reaches with a jump.
+            checksum(data: &[u8]) -> u16 = checksum::checksum(data, checksum);
+            /// Copies `min(dst.len(), src.len())` bytes and returns the
+            /// checksum of `src` (callers check that the lengths are equal).
+            copy_checksum(dst: &mut [core::mem::MaybeUninit<u8>], src: &[u8]) -> u16
+                = checksum::copy_checksum(dst, src, copy_checksum);
+            /// Sets every byte of its first argument to the second.
+            fill(dst: &mut [u8], value: u8) = fill::fill(dst, value);
+            /// [`fill`](crate::arch::Kernels::fill) with non-temporal stores for the
+            /// aligned lines of a long fill, then a store fence.
+            fill_nontemporal(dst: &mut [u8], value: u8) = fill::fill_nontemporal(dst, value);
+            /// [`fill`](crate::arch::Kernels::fill) below the non-temporal threshold,
+            /// [`fill_nontemporal`](crate::arch::Kernels::fill_nontemporal) from it: the
+            /// kernel of [`crate::fill_nontemporal()`].
+            fill_or_stream(dst: &mut [u8], value: u8) = fill::fill_or_stream(
+                dst,
+                value,
+                // SAFETY: called by this entry only, whose caller
+                // guarantees the tier's features, on a slice.
+                |dst, value| unsafe { fill(dst, value) },
+                // SAFETY: as above.
+                |dst, value| unsafe { fill_nontemporal(dst, value) }
+            );
+            /// Copies `min(dst.len(), src.len())` bytes of `src` into `dst`
+            /// (callers check that the lengths are equal).
+            copy(dst: &mut [core::mem::MaybeUninit<u8>], src: &[u8]) = copy::copy(dst, src);
+            /// Copies `len > 64` bytes from the second argument to the
+            /// first: the kernel of [`crate::copy()`] past its inline
+            /// lengths, which with `std` hands long copies to the C
+            /// library's `memcpy` by the rule the selection set
+            /// (`arch::generic::copy::copy_beyond_short`).
+            copy_or_hand_off(dst: *mut u8, src: *const u8, len: usize)
+                = copy::copy_or_hand_off(dst, src, len);
+        }
+    };
 }
+pub(crate) use primitives;
+
+/// Defines [`Kernels`] from the list of primitives.
+macro_rules! kernels_struct {
+    (
+        {}
+        $(
+            $(#[$doc:meta])*
+            $primitive:ident($($arg:ident: $type:ty),*) $(-> $ret:ty)?
+                = $module:ident::$generic:ident($($call:expr),*);
+        )*
+    ) => {
+        /// A tier's kernels: one function for every primitive, and what the
+        /// tier needs of the CPU.
+        ///
+        /// A `&'static Kernels` is handed out only for a table this CPU runs
+        /// (by [`kernels`], [`variants`], or a tier type's `kernels` method,
+        /// whose value proves the CPU feature), so its methods are safe to
+        /// call.
+        ///
+        /// ```
+        /// use fastpath::Tier;
+        ///
+        /// let kernels = fastpath::arch::kernels(Tier::Portable).unwrap();
+        /// assert_eq!(kernels.tier(), Tier::Portable);
+        /// let mut copy = [0u8; 3];
+        /// assert_eq!(kernels.copy_sum(&mut copy, &[0x12, 0x34, 0x56]), 0x6834);
+        /// ```
+        #[derive(Debug)]
+        pub struct Kernels {
+            /// The tier the table belongs to.
+            tier: Tier,
+            /// A name for the table: the tier's, or the tier's and a suffix.
+            name: &'static str,
+            /// Whether this CPU runs the table: enabled at compile time, or
+            /// detected at run time (with `std`, and on x86_64 without it).
+            is_available: fn() -> bool,
+            /// Whether the build enables the table's features at compile
+            /// time: the choice of a build without `std` off x86_64
+            /// (`ENABLED`).
+            #[cfg_attr(
+                any(feature = "std", all(target_arch = "x86_64", target_feature = "sse2")),
+                allow(dead_code)
+            )]
+            enabled: bool,
+            $(
+                $(#[$doc])*
+                pub(crate) $primitive: unsafe fn($($type),*) $(-> $ret)?,
+            )*
+            /// The same functions behind safe pointers, for [`sum_kernel`]
+            /// and its kin.
+            plain: Plain,
+        }
+    };
+}
+
+primitives!(kernels_struct {});
 
 /// A table's functions as safe function pointers: what [`Kernels`]'
 /// methods do, as plain functions.
@@ -629,18 +670,24 @@ mod tests {
         any(target_os = "linux", target_os = "android"),
         any(target_arch = "x86_64", target_arch = "aarch64")
     ))]
+    /// The name and address of every entry of the table `$kernels`.
+    macro_rules! entry_addresses {
+        (
+            { $kernels:ident }
+            $(
+                $(#[$doc:meta])*
+                $primitive:ident($($arg:ident: $type:ty),*) $(-> $ret:ty)?
+                    = $module:ident::$generic:ident($($call:expr),*);
+            )*
+        ) => {
+            [$((stringify!($primitive), $kernels.$primitive as usize)),*]
+        };
+    }
+
     #[test]
     fn kernels_start_on_a_line() {
         for kernels in super::all() {
-            let entries = [
-                ("checksum", kernels.checksum as usize),
-                ("copy_checksum", kernels.copy_checksum as usize),
-                ("fill", kernels.fill as usize),
-                ("fill_nontemporal", kernels.fill_nontemporal as usize),
-                ("fill_or_stream", kernels.fill_or_stream as usize),
-                ("copy", kernels.copy as usize),
-                ("copy_or_hand_off", kernels.copy_or_hand_off as usize),
-            ];
+            let entries = primitives!(entry_addresses { kernels });
             for (name, address) in entries {
                 assert_eq!(address % 64, 0, "{} {name} at {address:#x}", kernels.name());
             }

@@ -1,7 +1,7 @@
-//! The one macro that defines a tier: its type, its kernel table and the
-//! type's methods.
+//! The one macro that defines a tier from its line: its type, its kernel
+//! table, its entry functions and the type's methods.
 
-/// Defines a tier from its kernel functions. It generates:
+/// Defines a tier from its line. It generates:
 ///
 /// - the tier's zero-sized type `$name`, whose values prove that the CPU
 ///   runs the tier: `new()`, `unsafe new_unchecked()` and `is_available()`,
@@ -10,28 +10,28 @@
 ///   in `core` on x86_64, through `std` on aarch64, `false` where it has
 ///   none), as `std`'s detection macros do. The portable tier, always
 ///   available, writes its type by hand and uses the `@kernels` form below;
+/// - the tier's entry functions, one per primitive of
+///   [`primitives!`](crate::arch::primitives): each enables the tier's
+///   target features (`features`), sits on a line of its own in the section
+///   `.text.fastpath.<table>.<primitive>` ([`line_aligned!`](crate::arch::line_aligned)),
+///   and runs the generic algorithm of `arch/generic/` on the tier's
+///   `vector`, or where the tier names one in `overrides`, its own function
+///   (which takes the same arguments as the generic one);
 /// - `$name::KERNELS`, the tier's [`Kernels`](crate::arch::Kernels) table:
-///   the tier `$tier`, the table's name, the four kernel functions, and the
-///   same functions behind safe pointers for `arch::sum_kernel` and its kin;
+///   the tier `$tier`, the table's name, the entry functions, and the
+///   table's safe functions for `arch::sum_kernel` and its kin;
 /// - the type's methods, each the table's method of the same name:
 ///   `kernels`, `sum`, `checksum`, `copy_sum`, `copy_sum_uninit`, `fill`,
 ///   `fill_nontemporal`.
-///
-/// The kernel functions are the tier's `#[target_feature]` functions (or,
-/// for the portable tier, plain ones): `checksum` returns the checksum (the
-/// complement of the folded sum), `copy_checksum` copies
-/// `min(dst.len(), src.len())` bytes and returns the checksum of `src`.
-/// `kernels: standard` names them by the tier modules' convention, one file
-/// per primitive: `checksum::checksum`, `copy::copy_checksum`, `fill::fill`,
-/// `fill::fill_nontemporal`, `memcpy::copy`; a table that differs (the
-/// AVX-512 tier's VNNI table) lists its own.
 macro_rules! tier_type {
     (
         $(#[$attr:meta])*
         $name:ident: $tier:expr, $table:literal,
+        features: $features:literal,
         runtime: $runtime:expr,
         compile_time: $compile_time:expr,
-        kernels: $kernels:tt $(,)?
+        vector: $vector:ty,
+        overrides: { $($primitive:ident: $override:path),* $(,)? } $(,)?
     ) => {
         $(#[$attr])*
         ///
@@ -110,7 +110,9 @@ macro_rules! tier_type {
             @kernels $name: $tier, $table,
             is_available: $name::is_available,
             enabled: $compile_time,
-            kernels: $kernels,
+            features: [$features],
+            vector: $vector,
+            overrides: { $($primitive: $override),* },
         }
     };
 
@@ -118,49 +120,20 @@ macro_rules! tier_type {
         @kernels $name:ident: $tier:expr, $table:literal,
         is_available: $is_available:expr,
         enabled: $enabled:expr,
-        kernels: standard $(,)?
+        features: [$($features:literal)?],
+        vector: $vector:ty,
+        overrides: { $($primitive:ident: $override:path),* $(,)? } $(,)?
     ) => {
         $crate::arch::tier_type::tier_type! {
-            @kernels $name: $tier, $table,
+            @entries ($) $name: $tier, $table,
             is_available: $is_available,
             enabled: $enabled,
-            kernels: {
-                checksum: checksum::checksum,
-                copy_checksum: copy::copy_checksum,
-                fill: fill::fill,
-                fill_nontemporal: fill::fill_nontemporal,
-                fill_or_stream: fill::fill_or_stream,
-                copy: memcpy::copy,
-                copy_or_hand_off: memcpy::copy_or_hand_off,
-            },
+            features: [$($features)?],
+            vector: $vector,
+            overrides: { $($primitive: $override),* },
         }
-    };
 
-    (
-        @kernels $name:ident: $tier:expr, $table:literal,
-        is_available: $is_available:expr,
-        enabled: $enabled:expr,
-        kernels: { $($primitive:ident: $kernel:path),* $(,)? } $(,)?
-    ) => {
         impl $name {
-            /// The tier's kernel table.
-            pub(crate) const KERNELS: $crate::arch::Kernels = $crate::arch::Kernels {
-                tier: $tier,
-                name: $table,
-                is_available: $is_available,
-                enabled: $enabled,
-                $($primitive: $kernel,)*
-                // Safe functions that call the table's kernels: they are
-                // reached only through a `&Kernels`, which exists only for a
-                // table this CPU runs.
-                plain: $crate::arch::Plain {
-                    sum: |data| $name::KERNELS.sum(data),
-                    copy_sum: |dst, src| $name::KERNELS.copy_sum_uninit(dst, src),
-                    fill: |dst, value| $name::KERNELS.fill(dst, value),
-                    fill_nontemporal: |dst, value| $name::KERNELS.fill_nontemporal(dst, value),
-                },
-            };
-
             /// The tier's kernel table.
             ///
             /// ```
@@ -321,5 +294,129 @@ macro_rules! tier_type {
             }
         }
     };
+
+    // The entry functions and the table, in a module of their own, which
+    // sees the tier module's items. `$d` is a `$`, for the patterns of
+    // `pick`.
+    (
+        @entries ($d:tt) $name:ident: $tier:expr, $table:literal,
+        is_available: $is_available:expr,
+        enabled: $enabled:expr,
+        features: [$($features:literal)?],
+        vector: $vector:ty,
+        overrides: { $($primitive:ident: $override:path),* $(,)? } $(,)?
+    ) => {
+        /// The tier's entry functions and its table.
+        mod entries {
+            #[allow(unused_imports)]
+            use super::*;
+
+            /// The function an entry runs: the tier's override of the
+            /// primitive if it has one, otherwise the generic algorithm.
+            macro_rules! pick {
+                $(($primitive, $d generic:expr) => { $override };)*
+                ($d other:ident, $d generic:expr) => { $d generic };
+            }
+
+            $crate::arch::primitives!(crate::arch::tier_type::tier_entries {
+                $table, [$($features)?], $vector
+            });
+
+            $crate::arch::primitives!(crate::arch::tier_type::tier_table {
+                $name, $tier, $table, $is_available, $enabled
+            });
+        }
+    };
 }
 pub(crate) use tier_type;
+
+/// The entry functions of a tier, one per primitive (see [`tier_type!`]),
+/// each through `pick`, which the caller defines.
+macro_rules! tier_entries {
+    (
+        { $table:literal, $features:tt, $vector:ty }
+        $(
+            $(#[$doc:meta])*
+            $primitive:ident($($arg:ident: $type:ty),*) $(-> $ret:ty)?
+                = $module:ident::$generic:ident($($call:expr),*);
+        )*
+    ) => {
+        $(
+            $crate::arch::tier_type::tier_entry! {
+                $table, $features, $vector,
+                $(#[$doc])*
+                $primitive($($arg: $type),*) $(-> $ret)? = $module::$generic($($call),*);
+            }
+        )*
+    };
+}
+pub(crate) use tier_entries;
+
+/// One entry function of a tier (see [`tier_entries!`]).
+macro_rules! tier_entry {
+    (
+        $table:literal, [$($features:literal)?], $vector:ty,
+        $(#[$doc:meta])*
+        $primitive:ident($($arg:ident: $type:ty),*) $(-> $ret:ty)?
+            = $module:ident::$generic:ident($($call:expr),*);
+    ) => {
+        $crate::arch::line_aligned!(
+            concat!(".text.fastpath.", $table, ".", stringify!($primitive)),
+            $(#[$doc])*
+            ///
+            /// # Safety
+            ///
+            /// The CPU must support the tier's target features, and the
+            /// arguments must meet the conditions of the table's field.
+            $(#[target_feature(enable = $features)])?
+            // The portable tier's overrides are safe functions.
+            #[allow(unused_unsafe)]
+            pub(crate) unsafe fn $primitive($($arg: $type),*) $(-> $ret)? {
+                // SAFETY: the tier's features are enabled here and the
+                // arguments meet the kernel's conditions, as the caller
+                // guarantees.
+                unsafe {
+                    pick!(
+                        $primitive,
+                        $crate::arch::generic::$module::$generic::<$vector>
+                    )($($call),*)
+                }
+            }
+        );
+    };
+}
+pub(crate) use tier_entry;
+
+/// The kernel table of a tier, from its entry functions (see
+/// [`tier_type!`]).
+macro_rules! tier_table {
+    (
+        { $name:ident, $tier:expr, $table:literal, $is_available:expr, $enabled:expr }
+        $(
+            $(#[$doc:meta])*
+            $primitive:ident($($arg:ident: $type:ty),*) $(-> $ret:ty)?
+                = $module:ident::$generic:ident($($call:expr),*);
+        )*
+    ) => {
+        impl $name {
+            /// The tier's kernel table.
+            pub(crate) const KERNELS: $crate::arch::Kernels = $crate::arch::Kernels {
+                tier: $tier,
+                name: $table,
+                is_available: $is_available,
+                enabled: $enabled,
+                $($primitive,)*
+                // Safe functions that call the table's kernels: they are
+                // reached only through a `&Kernels`, which exists only for a
+                // table this CPU runs.
+                plain: $crate::arch::Plain {
+                    sum: |data| $name::KERNELS.sum(data),
+                    copy_sum: |dst, src| $name::KERNELS.copy_sum_uninit(dst, src),
+                    fill: |dst, value| $name::KERNELS.fill(dst, value),
+                    fill_nontemporal: |dst, value| $name::KERNELS.fill_nontemporal(dst, value),
+                },
+            };
+        }
+    };
+}
+pub(crate) use tier_table;

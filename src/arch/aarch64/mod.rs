@@ -19,5 +19,5 @@ pub(crate) const VARIANTS: &[&Kernels] = &[&Neon::KERNELS];
 pub(crate) struct Inline;
 
 impl crate::arch::inline::InlinePath for Inline {
-    type Vector = neon::fill::NeonSplat;
+    type Vector = neon::vector::NeonVector;
 }

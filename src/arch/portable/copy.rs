@@ -11,15 +11,18 @@ use crate::arch::scalar;
 /// Bytes summed into the 32-bit accumulator before it is emptied.
 const BLOCK: usize = 4 * 32 * 1024;
 
-crate::arch::line_aligned!(
-    ".text.fastpath.copy_checksum.portable",
-    /// Copies `src` into `dst` and returns the checksum of `src` (the complement
-    /// of the folded sum): the portable kernel. It copies
-    /// `min(dst.len(), src.len())` bytes.
-    pub(crate) fn copy_checksum(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u16 {
-        !scalar::finish_native(copy_sum_native(dst, src))
-    }
-);
+/// Copies `src` into `dst` and returns the checksum of `src` (the
+/// complement of the folded sum): the portable table's override of the
+/// generic copy-and-checksum. It copies `min(dst.len(), src.len())` bytes,
+/// and needs no entry to call back.
+#[inline(always)]
+pub(super) fn copy_checksum_words(
+    dst: &mut [MaybeUninit<u8>],
+    src: &[u8],
+    _entry: unsafe fn(&mut [MaybeUninit<u8>], &[u8]) -> u16,
+) -> u16 {
+    !scalar::finish_native(copy_sum_native(dst, src))
+}
 
 /// Copies `src` into `dst` (of the same length) and returns the sum of `src`
 /// as native-endian 16-bit words, not folded.

@@ -1,10 +1,12 @@
 //! The portable tier: plain Rust, available on every target, written so that
-//! compilers vectorize it for whatever vector unit the target has.
+//! compilers vectorize it for whatever vector unit the target has. Its copy
+//! and fill are the generic algorithms on `vector::PortableVector`; its
+//! checksum and copy-and-checksum are its own, a loop of 32-bit words that
+//! compilers vectorize (`checksum.rs`, `copy.rs`).
 
 mod checksum;
 mod copy;
-pub(crate) mod fill;
-mod memcpy;
+pub(crate) mod vector;
 
 /// The portable tier. Always available.
 ///
@@ -37,7 +39,12 @@ crate::arch::tier_type::tier_type! {
     @kernels Portable: crate::Tier::Portable, "portable",
     is_available: || true,
     enabled: true,
-    kernels: standard,
+    features: [],
+    vector: vector::PortableVector,
+    overrides: {
+        checksum: checksum::checksum_words,
+        copy_checksum: copy::copy_checksum_words,
+    },
 }
 
 /// The tables and inline paths of a target with no vector tier: none beside
@@ -56,6 +63,6 @@ pub(crate) mod native {
     pub(crate) struct Inline;
 
     impl crate::arch::inline::InlinePath for Inline {
-        type Vector = super::fill::Words;
+        type Vector = super::vector::PortableVector;
     }
 }

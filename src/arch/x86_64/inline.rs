@@ -58,14 +58,14 @@ pub(crate) struct Inline;
 
 impl InlinePath for Inline {
     #[cfg(all(target_feature = "avx512f", target_feature = "avx512bw"))]
-    type Vector = super::avx512::fill::Avx512Splat;
+    type Vector = super::avx512::vector::Avx512Vector;
     #[cfg(all(
         target_feature = "avx2",
         not(all(target_feature = "avx512f", target_feature = "avx512bw"))
     ))]
-    type Vector = super::avx2::fill::Avx2Splat;
+    type Vector = super::avx2::vector::Avx2Vector;
     #[cfg(not(target_feature = "avx2"))]
-    type Vector = super::sse2::fill::Sse2Splat;
+    type Vector = super::sse2::vector::Sse2Vector;
 
     #[cfg(not(all(target_feature = "avx512f", target_feature = "avx512bw")))]
     #[inline(always)]

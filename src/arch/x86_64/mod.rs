@@ -1,9 +1,10 @@
 //! The x86_64 tiers: SSE2, AVX2 and AVX-512 (with and without AVX512-VNNI).
 //!
-//! SSE2 and AVX2 share their checksum and copy algorithms, written once over
-//! a small vector trait (the private module `vector`); AVX-512 has kernels of
-//! its own, built on byte masks. Every tier's fill is the shared fill
-//! algorithm (`arch/fill.rs`) on its vectors. `inline` holds what
+//! Each tier's folder holds its type and table (`mod.rs`, one
+//! `tier_type!` line) and its register (`vector.rs`); SSE2 and AVX2 run the
+//! generic algorithms of `arch/generic/` for every primitive, AVX-512 has
+//! its own checksum and copy-and-checksum, built on byte masks, and its
+//! masked short fill. `inline` holds what
 //! [`crate::fill()`] inlines into its callers on x86_64; `detect` the CPU
 //! feature detection of every tier, CPUID and XGETBV in `core`, with or
 //! without `std`, and the vendor; `cache` the sizes of the caches, from
@@ -20,7 +21,6 @@ pub(crate) mod handoff;
 pub(crate) mod inline;
 mod signature;
 pub mod sse2;
-mod vector;
 
 pub use avx2::Avx2;
 pub use avx512::{Avx512, Avx512Vnni};

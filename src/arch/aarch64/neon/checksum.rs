@@ -1,5 +1,5 @@
-//! The NEON checksum kernel, and the loop that the copy-and-checksum
-//! kernel shares with it.
+//! The NEON checksum and copy-and-checksum kernels: the NEON table's
+//! overrides of the generic ones, a loop of pairwise adds that both share.
 //!
 //! # Algorithm
 //!
@@ -17,8 +17,7 @@
 //! accumulators, so that four `uadalp` are in flight at once and the loop is
 //! bound by their throughput, not by the latency of one accumulator. The
 //! loop hands each vector to an [`Output`]: nowhere for the checksum, a
-//! store for the copy-and-checksum ([`super::copy`]), so the data is read
-//! once.
+//! store for the copy-and-checksum, so the data is read once.
 //!
 //! # Why the sum is exact for any length
 //!
@@ -57,55 +56,62 @@
 
 use core::arch::aarch64::*;
 
-use crate::arch::output::{Output, Store, SumOnly};
+use core::mem::MaybeUninit;
+
+use super::vector::NeonVector;
+use crate::arch::generic::output::{CopyTo, Output, SumOnly};
+use crate::arch::generic::vector::Vector;
 use crate::arch::scalar;
 
 /// The bytes of one vector.
-pub(super) const VECTOR: usize = NeonVector::BYTES;
+const VECTOR: usize = NeonVector::BYTES;
 
 /// The bytes of one unrolled step: one vector for each of four accumulators.
-pub(super) const STEP: usize = 4 * VECTOR;
+const STEP: usize = 4 * VECTOR;
 
 /// Steps between two emptyings of the 32-bit accumulators.
-pub(super) const STEPS_PER_REDUCTION: usize = 1 << 15;
+const STEPS_PER_REDUCTION: usize = 1 << 15;
 
 // A step adds at most 2 * 0xffff to every 32-bit lane of each accumulator, so
 // a whole block must fit in a lane.
 const _: () = assert!(STEPS_PER_REDUCTION as u64 * 2 * 0xffff <= u32::MAX as u64);
 
-crate::arch::line_aligned!(
-    ".text.fastpath.checksum.neon",
-    /// The checksum of `data`, the complement of its folded sum.
-    ///
-    /// # Safety
-    ///
-    /// The CPU must support NEON.
-    #[target_feature(enable = "neon")]
-    pub(crate) unsafe fn checksum(data: &[u8]) -> u16 {
-        !scalar::finish_native(sum_into(data, SumOnly))
-    }
-);
+/// The checksum of `data`, the complement of its folded sum. It needs no
+/// entry to call back: its accumulators are emptied as it goes.
+///
+/// # Safety
+///
+/// The CPU must support NEON.
+#[inline(always)]
+pub(super) unsafe fn checksum_pairwise(data: &[u8], _entry: unsafe fn(&[u8]) -> u16) -> u16 {
+    // SAFETY: the caller guarantees NEON.
+    !scalar::finish_native(unsafe { sum_into(data, SumOnly) })
+}
 
-/// A NEON register of 16 bytes.
-#[derive(Clone, Copy)]
-pub(super) struct NeonVector(pub(super) uint8x16_t);
-
-impl Store for NeonVector {
-    const BYTES: usize = 16;
-
-    #[inline(always)]
-    unsafe fn store_unaligned(self, ptr: *mut u8) {
-        // SAFETY: the caller guarantees NEON and 16 writable bytes; `st1`
-        // has no alignment requirement.
-        unsafe { vst1q_u8(ptr, self.0) }
-    }
+/// Copies `src` into `dst` and returns the checksum of `src`, the
+/// complement of the folded sum: the checksum's loop with each vector
+/// stored (`st1`) as it is added, so the data is read once. It copies
+/// `min(dst.len(), src.len())` bytes.
+///
+/// # Safety
+///
+/// The CPU must support NEON.
+#[inline(always)]
+pub(super) unsafe fn copy_checksum_pairwise(
+    dst: &mut [MaybeUninit<u8>],
+    src: &[u8],
+    _entry: unsafe fn(&mut [MaybeUninit<u8>], &[u8]) -> u16,
+) -> u16 {
+    let len = src.len().min(dst.len());
+    // SAFETY: the caller guarantees NEON.
+    !scalar::finish_native(unsafe { sum_into(&src[..len], CopyTo(&mut dst[..len])) })
 }
 
 /// The native-endian sum of `data`, not folded, each vector also handed to
 /// `out`: the kernel's loop (see the module docs).
 #[inline]
 #[target_feature(enable = "neon")]
-pub(super) fn sum_into<O: Output>(data: &[u8], mut out: O) -> u64 {
+fn sum_into<O: Output>(data: &[u8], mut out: O) -> u64 {
     let (steps, rest) = data.as_chunks::<STEP>();
     let mut total = 0u64;
     let mut offset = 0;

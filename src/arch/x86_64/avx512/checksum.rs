@@ -147,33 +147,29 @@ fn reduce_short(acc: __m512i, lines: usize) -> u64 {
     (i64::from(signed) as u64).wrapping_add(lines as u64 * BIAS_PER_LINE)
 }
 
-crate::arch::line_aligned!(
-    ".text.fastpath.checksum.avx512",
-    /// The checksum of `data`, the complement of its folded sum.
-    ///
-    /// # Safety
-    ///
-    /// The CPU must support AVX-512F and AVX-512BW.
-    #[target_feature(enable = "avx512f,avx512bw")]
-    pub(crate) unsafe fn checksum(data: &[u8]) -> u16 {
-        // SAFETY: the caller guarantees the features `Avx512` stands for.
-        !sum_with(unsafe { Avx512::new_unchecked() }, data)
-    }
-);
+/// The checksum of `data`, the complement of its folded sum: the AVX-512
+/// table's override of the generic checksum. It needs no entry to call
+/// back: its accumulators are emptied as it goes.
+///
+/// # Safety
+///
+/// The CPU must support AVX-512F and AVX-512BW.
+#[inline(always)]
+pub(super) unsafe fn checksum_masked(data: &[u8], _entry: unsafe fn(&[u8]) -> u16) -> u16 {
+    // SAFETY: the caller guarantees the features `Avx512` stands for.
+    !sum_with(unsafe { Avx512::new_unchecked() }, data)
+}
 
-crate::arch::line_aligned!(
-    ".text.fastpath.checksum_vnni.avx512",
-    /// [`checksum`] with `vpdpwssd`.
-    ///
-    /// # Safety
-    ///
-    /// The CPU must support AVX-512F, AVX-512BW and AVX512-VNNI.
-    #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
-    pub(crate) unsafe fn checksum_vnni(data: &[u8]) -> u16 {
-        // SAFETY: the caller guarantees the features `Avx512Vnni` stands for.
-        !sum_with(unsafe { Avx512Vnni::new_unchecked() }, data)
-    }
-);
+/// [`checksum_masked`] with `vpdpwssd`: the VNNI table's override.
+///
+/// # Safety
+///
+/// The CPU must support AVX-512F, AVX-512BW and AVX512-VNNI.
+#[inline(always)]
+pub(super) unsafe fn checksum_vnni(data: &[u8], _entry: unsafe fn(&[u8]) -> u16) -> u16 {
+    // SAFETY: the caller guarantees the features `Avx512Vnni` stands for.
+    !sum_with(unsafe { Avx512Vnni::new_unchecked() }, data)
+}
 
 /// The kernel, adding lines with `adder`; inlined into the functions that
 /// enable its target features.

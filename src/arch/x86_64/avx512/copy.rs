@@ -35,49 +35,55 @@ use core::mem::MaybeUninit;
 
 use super::checksum::{AddLine, reduce};
 use super::{Avx512, Avx512Vnni};
+use crate::arch::generic::checksum as generic;
 use crate::arch::scalar;
-use crate::arch::x86_64::vector;
 
-crate::arch::line_aligned!(
-    ".text.fastpath.copy_checksum.avx512",
-    /// Copies `src` into `dst` and returns the checksum of `src`, the complement
-    /// of the folded sum. It copies `min(dst.len(), src.len())` bytes.
-    ///
-    /// # Safety
-    ///
-    /// The CPU must support AVX-512F and AVX-512BW.
-    #[target_feature(enable = "avx512f,avx512bw")]
-    pub(crate) unsafe fn copy_checksum(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u16 {
-        // SAFETY: the caller guarantees the features of `Avx512`, and this
-        // function returns the checksum.
-        let adder = unsafe { Avx512::new_unchecked() };
-        // SAFETY: as above.
-        !scalar::finish_native(unsafe { copy_sum_with(adder, dst, src, copy_checksum) })
-    }
-);
+/// Copies `src` into `dst` and returns the checksum of `src`, the
+/// complement of the folded sum: the AVX-512 table's override of the
+/// generic copy-and-checksum. It copies `min(dst.len(), src.len())` bytes;
+/// inputs longer than [`PIECE`] go through `entry`, the entry function that
+/// calls this, a piece at a time.
+///
+/// # Safety
+///
+/// The CPU must support AVX-512F and AVX-512BW, and `entry` must be this
+/// kernel's entry function.
+#[inline(always)]
+pub(super) unsafe fn copy_checksum_masked(
+    dst: &mut [MaybeUninit<u8>],
+    src: &[u8],
+    entry: unsafe fn(&mut [MaybeUninit<u8>], &[u8]) -> u16,
+) -> u16 {
+    // SAFETY: the caller guarantees the features of `Avx512`.
+    let adder = unsafe { Avx512::new_unchecked() };
+    // SAFETY: as above, and the caller guarantees that `entry` returns the
+    // checksum.
+    !scalar::finish_native(unsafe { copy_sum_with(adder, dst, src, entry) })
+}
 
-crate::arch::line_aligned!(
-    ".text.fastpath.copy_checksum_vnni.avx512",
-    /// [`copy_checksum`] with `vpdpwssd`.
-    ///
-    /// # Safety
-    ///
-    /// The CPU must support AVX-512F, AVX-512BW and AVX512-VNNI.
-    #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
-    pub(crate) unsafe fn copy_checksum_vnni(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u16 {
-        // SAFETY: the caller guarantees the features of `Avx512Vnni`, and this
-        // function returns the checksum.
-        let adder = unsafe { Avx512Vnni::new_unchecked() };
-        // SAFETY: as above.
-        !scalar::finish_native(unsafe { copy_sum_with(adder, dst, src, copy_checksum_vnni) })
-    }
-);
+/// [`copy_checksum_masked`] with `vpdpwssd`: the VNNI table's override.
+///
+/// # Safety
+///
+/// The CPU must support AVX-512F, AVX-512BW and AVX512-VNNI, and `entry`
+/// must be this kernel's entry function.
+#[inline(always)]
+pub(super) unsafe fn copy_checksum_vnni(
+    dst: &mut [MaybeUninit<u8>],
+    src: &[u8],
+    entry: unsafe fn(&mut [MaybeUninit<u8>], &[u8]) -> u16,
+) -> u16 {
+    // SAFETY: the caller guarantees the features of `Avx512Vnni`.
+    let adder = unsafe { Avx512Vnni::new_unchecked() };
+    // SAFETY: as above.
+    !scalar::finish_native(unsafe { copy_sum_with(adder, dst, src, entry) })
+}
 
 /// The kernel, adding lines with `adder`, returning the native-endian sum,
 /// not folded.
 ///
 /// Inputs longer than [`PIECE`] go through the kernel a piece at a time, out
-/// of line ([`vector::copy_sum_pieces`], as for SSE2 and AVX2), so that no
+/// of line ([`generic::copy_sum_pieces`], as for SSE2 and AVX2), so that no
 /// lane of the accumulators can overflow within a call and the loop need not
 /// empty them. A loop that did
 /// kept more values live than the caller-saved registers hold: saving and
@@ -106,7 +112,7 @@ unsafe fn copy_sum_with<A: AddLine>(
     if len > PIECE {
         // SAFETY: `adder` proves the features of `entry`, which the caller
         // guarantees returns the checksum; `PIECE` is even.
-        return unsafe { vector::copy_sum_pieces(&mut dst[..len], &src[..len], PIECE, entry) };
+        return unsafe { generic::copy_sum_pieces(&mut dst[..len], &src[..len], PIECE, entry) };
     }
     // SAFETY: as above; `512 <= len <= PIECE`.
     unsafe { copy_sum_aligned(adder, dst, src) }

@@ -1,5 +1,7 @@
-//! The AVX-512 fill kernel: the shared algorithm ([`crate::arch::fill`]) on
-//! 64-byte vectors, with one masked store for 0-64 bytes.
+//! The AVX-512 fill's own short path: one masked store for 0-64 bytes
+//! ([`Avx512Vector`](super::vector::Avx512Vector)'s `fill_upto_64`), on the
+//! shared fill algorithm (`arch/generic/fill.rs`), and the same store as
+//! inline assembly for `arch::x86_64::inline`.
 //!
 //! # Algorithm
 //!
@@ -52,7 +54,7 @@
 //! - Beyond 256 bytes the stores are the work: a 64-byte store that splits a
 //!   cache line takes twice the slots of an aligned one, and four 64-byte
 //!   stores of 129-256 bytes took as long inline as in glibc (1.0×): those
-//!   lengths now call this kernel (see `arch::fill::INLINE_MAX`).
+//!   lengths now call this kernel (see `fill::INLINE_MAX`).
 //!
 //! # Runtime dispatch without a call
 //!
@@ -71,89 +73,9 @@
 
 use core::arch::x86_64::*;
 
-use crate::arch::fill::{Splat, fill_kernels};
-
-fill_kernels!(Avx512Splat, "avx512f,avx512bw");
-
 /// The smallest page size of x86_64: the unit within which masked-off bytes
 /// of a masked store are known to be mapped like the bytes stored.
 const PAGE: usize = 4096;
-
-/// An AVX-512 register with one byte in all 64 lanes.
-#[derive(Clone, Copy)]
-pub(crate) struct Avx512Splat(__m512i);
-
-impl Splat for Avx512Splat {
-    const BYTES: usize = 64;
-    const REP_STOSB: bool = true;
-    // Four stores for every length of 65-256 bytes, with no branch, were
-    // 1.5× faster than glibc on random lengths up to 256 but 0.75-0.90× at
-    // fixed 100, 128 and 256 bytes, where two or four behind a branch are
-    // 1.5×, 1.8× and 1.0×: a fixed length is the common case.
-    const BRANCH_FREE_SHORT: bool = false;
-
-    #[inline(always)]
-    unsafe fn splat(value: u8) -> Self {
-        // SAFETY: the caller guarantees AVX-512F.
-        Self(unsafe { _mm512_set1_epi8(value as i8) })
-    }
-
-    #[inline(always)]
-    unsafe fn store(self, ptr: *mut u8) {
-        // SAFETY: the caller guarantees AVX-512F and 64 writable bytes.
-        unsafe { _mm512_storeu_si512(ptr.cast(), self.0) }
-    }
-
-    #[inline(always)]
-    unsafe fn store_aligned(self, ptr: *mut u8) {
-        // SAFETY: the caller guarantees AVX-512F and 64 writable bytes,
-        // aligned.
-        unsafe { _mm512_store_si512(ptr.cast(), self.0) }
-    }
-
-    #[inline(always)]
-    unsafe fn store_nontemporal(self, ptr: *mut u8) {
-        // SAFETY: the caller guarantees AVX-512F and 64 writable bytes,
-        // aligned, and fences before the bytes are accessed again.
-        unsafe { _mm512_stream_si512(ptr.cast(), self.0) }
-    }
-
-    #[inline(always)]
-    unsafe fn fence_nontemporal() {
-        // SAFETY: the caller guarantees AVX-512F, and so SSE's `sfence`.
-        unsafe { _mm_sfence() }
-    }
-
-    #[inline(always)]
-    unsafe fn store16(self, ptr: *mut u8) {
-        // SAFETY: the caller guarantees AVX-512F and 16 writable bytes.
-        unsafe { _mm_storeu_si128(ptr.cast(), _mm512_castsi512_si128(self.0)) }
-    }
-
-    #[inline(always)]
-    unsafe fn low_word(self) -> u64 {
-        // SAFETY: the caller guarantees AVX-512F.
-        unsafe { _mm_cvtsi128_si64(_mm512_castsi512_si128(self.0)) as u64 }
-    }
-
-    #[inline(always)]
-    unsafe fn fill_upto_64(self, ptr: *mut u8, len: usize) {
-        // SAFETY: the caller guarantees AVX-512F and BW and `len <= 64`
-        // writable bytes at `ptr`. The mask selects exactly those bytes; the
-        // masked-off ones are in the same page as `ptr` (the first branch)
-        // or handled by `fill_across_page`.
-        unsafe {
-            if in_one_page(ptr) {
-                _mm512_mask_storeu_epi8(ptr.cast(), low_mask(len), self.0);
-            } else {
-                // The byte, not the vector: a vector argument would be
-                // passed through a 64-byte aligned stack slot, and every
-                // function that inlines this path would realign its stack.
-                fill_across_page(self.low_word() as u8, ptr, len);
-            }
-        }
-    }
-}
 
 /// A mask of the low `len <= 64` bits, in a mask register.
 ///
@@ -161,7 +83,7 @@ impl Splat for Avx512Splat {
 ///
 /// The CPU must support AVX-512F and AVX-512BW, and `len` be at most 64.
 #[inline(always)]
-unsafe fn low_mask(len: usize) -> __mmask64 {
+pub(super) unsafe fn low_mask(len: usize) -> __mmask64 {
     debug_assert!(len <= 64);
     #[cfg(target_feature = "bmi2")]
     {
@@ -201,7 +123,7 @@ unsafe fn low_mask(len: usize) -> __mmask64 {
 #[cold]
 #[inline(never)]
 #[target_feature(enable = "avx512f,avx512bw")]
-unsafe fn fill_across_page(value: u8, ptr: *mut u8, len: usize) {
+pub(super) unsafe fn fill_across_page(value: u8, ptr: *mut u8, len: usize) {
     let offset = ptr as usize % 64;
     debug_assert!(offset != 0 && len <= 64);
     // SAFETY: the caller guarantees AVX-512F and BW.
@@ -223,7 +145,7 @@ unsafe fn fill_across_page(value: u8, ptr: *mut u8, len: usize) {
 
 /// Whether the 64 bytes from `ptr` lie in one page, so that a masked store
 /// there never touches another page: the condition of the masked store in
-/// `Avx512Splat::fill_upto_64` and `fill_masked_asm`.
+/// `Avx512Vector::fill_upto_64` and `fill_masked_asm`.
 #[inline(always)]
 pub(crate) fn in_one_page(ptr: *const u8) -> bool {
     ptr as usize % PAGE <= PAGE - 64

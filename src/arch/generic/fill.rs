@@ -6,7 +6,7 @@
 //! With `W` the width of the tier's vector (16 bytes for SSE2, NEON and the
 //! portable tier, 32 for AVX2, 64 for AVX-512) and `len` the length:
 //!
-//! - `len <= 64`: the tier's own short path ([`Splat::fill_upto_64`]): for
+//! - `len <= 64`: the tier's own short path ([`Vector::fill_upto_64`]): for
 //!   AVX-512 one store under a byte mask; otherwise four overlapping 4-byte
 //!   words for 4-16 bytes, three single bytes for 1-3 ([`fill_words`]), and
 //!   four overlapping 16-byte stores at 0, `d`, `len - 16 - d` and
@@ -88,119 +88,7 @@
 //!   where `fill` runs at 1.02× and 0.98×): the fence waits for the lines to
 //!   reach memory.
 
-/// A vector register holding one byte in every lane, and the stores the fill
-/// algorithm needs.
-///
-/// Implementations are `#[inline(always)]` and carry no `#[target_feature]`:
-/// they are inlined into the per-tier entry points, which enable the
-/// feature, or into [`crate::fill()`] when the build enables it.
-pub(crate) trait Splat: Copy {
-    /// The width of the vector in bytes: a power of two from 16 to 64.
-    const BYTES: usize;
-
-    /// Whether fills of [`REP_STOSB_MIN`] bytes or more use `rep stosb`.
-    #[cfg(target_arch = "x86_64")]
-    const REP_STOSB: bool = false;
-
-    /// Whether [`fill_short`] stores four vectors for every length from 65
-    /// to `4 * BYTES`, with no branch, rather than two or four behind a
-    /// branch on the length: fewer mispredictions on random lengths, more
-    /// stores at fixed ones.
-    const BRANCH_FREE_SHORT: bool = true;
-
-    /// The vector with `value` in every byte.
-    ///
-    /// # Safety
-    ///
-    /// The CPU must support the vector's instruction set.
-    unsafe fn splat(value: u8) -> Self;
-
-    /// Stores the vector at `ptr`, which need not be aligned.
-    ///
-    /// # Safety
-    ///
-    /// The CPU must support the vector's instruction set, and `ptr` must be
-    /// valid for writes of `Self::BYTES` bytes.
-    unsafe fn store(self, ptr: *mut u8);
-
-    /// Stores the vector at `ptr`, aligned to `Self::BYTES`.
-    ///
-    /// # Safety
-    ///
-    /// As [`store`](Self::store), and `ptr` must be aligned to `Self::BYTES`.
-    unsafe fn store_aligned(self, ptr: *mut u8);
-
-    /// Stores the vector at `ptr`, aligned to `Self::BYTES`, bypassing the
-    /// caches where the instruction set can; [`fence_nontemporal`] must
-    /// follow before any other access to those bytes. By default, an
-    /// ordinary aligned store.
-    ///
-    /// # Safety
-    ///
-    /// As [`store_aligned`](Self::store_aligned).
-    ///
-    /// [`fence_nontemporal`]: Self::fence_nontemporal
-    #[inline(always)]
-    unsafe fn store_nontemporal(self, ptr: *mut u8) {
-        // SAFETY: the caller's guarantees are those of `store_aligned`.
-        unsafe { self.store_aligned(ptr) }
-    }
-
-    /// Orders the non-temporal stores made so far before every later memory
-    /// access. By default, nothing (ordinary stores need no fence).
-    ///
-    /// # Safety
-    ///
-    /// The CPU must support the vector's instruction set.
-    #[inline(always)]
-    unsafe fn fence_nontemporal() {}
-
-    /// Stores the vector's first 16 bytes at `ptr`, which need not be
-    /// aligned.
-    ///
-    /// # Safety
-    ///
-    /// The CPU must support the vector's instruction set, and `ptr` must be
-    /// valid for writes of 16 bytes.
-    unsafe fn store16(self, ptr: *mut u8);
-
-    /// The vector's first 8 bytes, as a word.
-    ///
-    /// # Safety
-    ///
-    /// The CPU must support the vector's instruction set.
-    unsafe fn low_word(self) -> u64;
-
-    /// Fills the `len <= 64` bytes at `ptr` with the byte in every lane of
-    /// `self`. By default: up to 16 bytes with [`fill_words`], and
-    /// 17-64 as four overlapping 16-byte stores at 0, `d`, `len - 16 - d`
-    /// and `len - 16`, `d` 0 below 32, 16 from 32 and 32 at 64, with no
-    /// branch between two stores and four.
-    ///
-    /// # Safety
-    ///
-    /// The CPU must support the vector's instruction set, `len` must be at
-    /// most 64, and `ptr` must be valid for writes of `len` bytes.
-    #[inline(always)]
-    unsafe fn fill_upto_64(self, ptr: *mut u8, len: usize) {
-        debug_assert!(len <= 64);
-        // SAFETY: the caller's guarantees; the four stores start at 0, `d`,
-        // `len - 16 - d` and `len - 16`, all in `0..=len - 16` as
-        // `d <= len - 16`, and cover `0..16` and `len - 16..len` below 32,
-        // `0..32` and `len - 32..len` from 32, and all of `0..64` at 64.
-        unsafe {
-            if len <= 16 {
-                fill_words(ptr, len, self.low_word());
-            } else {
-                let d = len / 32 * 16;
-                self.store16(ptr);
-                self.store16(ptr.add(d));
-                self.store16(ptr.add(len - 16 - d));
-                self.store16(ptr.add(len - 16));
-            }
-        }
-    }
-}
+use super::vector::Vector;
 
 /// Fills of this many bytes (1 MiB) and more are one `rep stosb` in the
 /// x86_64 tiers: where the buffer outgrows the caches, the CPU then streams
@@ -231,7 +119,7 @@ const BLOCKS_MAX: usize = 16 * LINE;
 /// mispredicts. Non-temporally, blocks only up to `8W`: the loop of
 /// [`fill_lines`] stores whole lines non-temporally.
 #[inline(always)]
-const fn blocks_max<V: Splat, const NONTEMPORAL: bool>() -> usize {
+const fn blocks_max<V: Vector, const NONTEMPORAL: bool>() -> usize {
     if NONTEMPORAL {
         return 8 * V::BYTES;
     }
@@ -254,7 +142,7 @@ const fn blocks_max<V: Splat, const NONTEMPORAL: bool>() -> usize {
 /// The CPU must support `V`'s instruction set, and `ptr` must be valid for
 /// writes of `len` bytes.
 #[inline(always)]
-pub(crate) unsafe fn fill_with<V: Splat, const NONTEMPORAL: bool>(
+pub(crate) unsafe fn fill_with<V: Vector, const NONTEMPORAL: bool>(
     ptr: *mut u8,
     len: usize,
     value: u8,
@@ -280,7 +168,7 @@ pub(crate) unsafe fn fill_with<V: Splat, const NONTEMPORAL: bool>(
         } else if len <= 4 * w {
             if !V::BRANCH_FREE_SHORT && len > 2 * w {
                 for offset in [0, w, len - 2 * w, len - w] {
-                    v.store(ptr.add(offset));
+                    v.store_unaligned(ptr.add(offset));
                 }
                 end_of_path();
             } else {
@@ -315,7 +203,7 @@ fn end_of_path() {
 ///
 /// As [`fill_with`], and `len` must be more than `4 * V::BYTES`.
 #[inline(always)]
-unsafe fn fill_long<V: Splat, const NONTEMPORAL: bool>(v: V, ptr: *mut u8, len: usize, value: u8) {
+unsafe fn fill_long<V: Vector, const NONTEMPORAL: bool>(v: V, ptr: *mut u8, len: usize, value: u8) {
     // SAFETY: the caller's guarantees, passed on.
     unsafe {
         if len <= const { blocks_max::<V, NONTEMPORAL>() } {
@@ -332,88 +220,72 @@ unsafe fn fill_long<V: Splat, const NONTEMPORAL: bool>(v: V, ptr: *mut u8, len: 
     }
 }
 
-/// Defines a tier's fill kernels, `fill`, `fill_nontemporal` and
-/// `fill_or_stream`, each on a line of its own (`arch::line_aligned`): the
-/// shared algorithm ([`fill_with`]) on the vector `$splat`, in functions
-/// that enable the target features `$features` (none for the portable
-/// tier). A macro, because a generic function cannot enable target
-/// features that depend on its type parameter.
-macro_rules! fill_kernels {
-    ($splat:ty $(, $features:literal)?) => {
-        $crate::arch::line_aligned!(
-            concat!(".text.fastpath.fill.", stringify!($splat)),
-            /// Sets every byte of `dst` to `value`: the tier's fill kernel.
-            ///
-            /// # Safety
-            ///
-            /// The CPU must support the tier's target features.
-            $(#[target_feature(enable = $features)])?
-            pub(crate) unsafe fn fill(dst: &mut [u8], value: u8) {
-                // SAFETY: the tier's features are enabled here, as the
-                // caller guarantees; the pointer and length are those of
-                // `dst`, which is writable.
-                unsafe { $crate::arch::fill::fill_with::<$splat, false>(dst.as_mut_ptr(), dst.len(), value) }
-            }
-        );
-
-        $crate::arch::line_aligned!(
-            concat!(".text.fastpath.fill_nontemporal.", stringify!($splat)),
-            /// The tier's kernel of `fastpath::fill_nontemporal`.
-            ///
-            /// # Safety
-            ///
-            /// The CPU must support the tier's target features.
-            $(#[target_feature(enable = $features)])?
-            pub(crate) unsafe fn fill_nontemporal(dst: &mut [u8], value: u8) {
-                // SAFETY: as in `fill`.
-                unsafe { $crate::arch::fill::fill_with::<$splat, true>(dst.as_mut_ptr(), dst.len(), value) }
-            }
-        );
-
-        $crate::arch::line_aligned!(
-            concat!(".text.fastpath.fill_or_stream.", stringify!($splat)),
-            /// The kernel of `fastpath::fill_nontemporal`: `fill` below the
-            /// non-temporal threshold, `fill_nontemporal` from it. Below
-            /// 64 KiB, the lowest threshold, it is `fill` with one
-            /// comparison more, not taken, and no load.
-            ///
-            /// # Safety
-            ///
-            /// The CPU must support the tier's target features.
-            $(#[target_feature(enable = $features)])?
-            pub(crate) unsafe fn fill_or_stream(dst: &mut [u8], value: u8) {
-                if dst.len() >= $crate::arch::cache::MIN_NONTEMPORAL_THRESHOLD {
-                    // SAFETY: as in `fill`.
-                    return unsafe { fill_from_threshold(dst, value) };
-                }
-                // SAFETY: as in `fill`.
-                unsafe { $crate::arch::fill::fill_with::<$splat, false>(dst.as_mut_ptr(), dst.len(), value) }
-            }
-        );
-
-        /// [`fill_or_stream`] from 64 KiB. Cold, so that below 64 KiB the
-        /// comparison that leads here is not taken and falls through to the
-        /// fill: a taken branch costs a 256-byte fill more than this call
-        /// costs a fill of 64 KiB.
-        ///
-        /// # Safety
-        ///
-        /// The CPU must support the tier's target features.
-        $(#[target_feature(enable = $features)])?
-        #[cold]
-        #[inline(never)]
-        unsafe fn fill_from_threshold(dst: &mut [u8], value: u8) {
-            if dst.len() >= $crate::arch::cache::nontemporal_threshold() {
-                // SAFETY: as in `fill`.
-                unsafe { fill_nontemporal(dst, value) }
-            } else {
-                // SAFETY: as in `fill`.
-                unsafe { fill(dst, value) }
-            }
-        }
-    };
+/// Sets every byte of `dst` to `value`: the fill kernel on `V`.
+///
+/// # Safety
+///
+/// The CPU must support `V`'s instruction set.
+#[inline(always)]
+pub(crate) unsafe fn fill<V: Vector>(dst: &mut [u8], value: u8) {
+    // SAFETY: the caller guarantees the instruction set; the pointer and
+    // length are those of `dst`, which is writable.
+    unsafe { fill_with::<V, false>(dst.as_mut_ptr(), dst.len(), value) }
 }
-pub(crate) use fill_kernels;
+
+/// [`fill`] with the aligned lines of a long fill stored non-temporally,
+/// then fenced: the kernel of `Kernels::fill_nontemporal`.
+///
+/// # Safety
+///
+/// The CPU must support `V`'s instruction set.
+#[inline(always)]
+pub(crate) unsafe fn fill_nontemporal<V: Vector>(dst: &mut [u8], value: u8) {
+    // SAFETY: as in `fill`.
+    unsafe { fill_with::<V, true>(dst.as_mut_ptr(), dst.len(), value) }
+}
+
+/// The kernel of `fastpath::fill_nontemporal`: [`fill`] below the
+/// non-temporal threshold, [`fill_nontemporal`] from it, through the tier's
+/// entries of the two, `fill_entry` and `nontemporal_entry`. Below 64 KiB,
+/// the lowest threshold, it is `fill` with one comparison more, not taken,
+/// and no load.
+///
+/// # Safety
+///
+/// The CPU must support `V`'s instruction set, and the two entries must
+/// fill their first argument with their second.
+#[inline(always)]
+pub(crate) unsafe fn fill_or_stream<V: Vector>(
+    dst: &mut [u8],
+    value: u8,
+    fill_entry: impl Fn(&mut [u8], u8),
+    nontemporal_entry: impl Fn(&mut [u8], u8),
+) {
+    if dst.len() >= crate::arch::cache::MIN_NONTEMPORAL_THRESHOLD {
+        return fill_from_threshold(dst, value, fill_entry, nontemporal_entry);
+    }
+    // SAFETY: as in `fill`.
+    unsafe { fill_with::<V, false>(dst.as_mut_ptr(), dst.len(), value) }
+}
+
+/// [`fill_or_stream`] from 64 KiB. Cold, so that below 64 KiB the
+/// comparison that leads here is not taken and falls through to the
+/// fill: a taken branch costs a 256-byte fill more than this call
+/// costs a fill of 64 KiB. Generic over the two entries, so that it calls
+/// them directly.
+#[cold]
+#[inline(never)]
+fn fill_from_threshold<F, N>(dst: &mut [u8], value: u8, fill_entry: F, nontemporal_entry: N)
+where
+    F: Fn(&mut [u8], u8),
+    N: Fn(&mut [u8], u8),
+{
+    if dst.len() >= crate::arch::cache::nontemporal_threshold() {
+        nontemporal_entry(dst, value);
+    } else {
+        fill_entry(dst, value);
+    }
+}
 
 /// Fills the `len <= 4 * V::BYTES` bytes at `ptr` with the byte in every
 /// lane of `v`, without a loop: the tier's path up to 64 bytes, then
@@ -425,7 +297,7 @@ pub(crate) use fill_kernels;
 /// The CPU must support `V`'s instruction set, `len` must be at most
 /// `4 * V::BYTES`, and `ptr` must be valid for writes of `len` bytes.
 #[inline(always)]
-pub(crate) unsafe fn fill_short<V: Splat>(v: V, ptr: *mut u8, len: usize) {
+pub(crate) unsafe fn fill_short<V: Vector>(v: V, ptr: *mut u8, len: usize) {
     let w = V::BYTES;
     debug_assert!(len <= 4 * w);
     // SAFETY: up to 64 bytes, the caller's guarantees passed on; beyond
@@ -439,18 +311,18 @@ pub(crate) unsafe fn fill_short<V: Splat>(v: V, ptr: *mut u8, len: usize) {
             v.fill_upto_64(ptr, len);
         } else if V::BRANCH_FREE_SHORT {
             let d = len / (2 * w) * w;
-            v.store(ptr);
-            v.store(ptr.add(d));
-            v.store(ptr.add(len - w - d));
-            v.store(ptr.add(len - w));
+            v.store_unaligned(ptr);
+            v.store_unaligned(ptr.add(d));
+            v.store_unaligned(ptr.add(len - w - d));
+            v.store_unaligned(ptr.add(len - w));
         } else if len <= 2 * w {
-            v.store(ptr);
-            v.store(ptr.add(len - w));
+            v.store_unaligned(ptr);
+            v.store_unaligned(ptr.add(len - w));
         } else {
-            v.store(ptr);
-            v.store(ptr.add(w));
-            v.store(ptr.add(len - 2 * w));
-            v.store(ptr.add(len - w));
+            v.store_unaligned(ptr);
+            v.store_unaligned(ptr.add(w));
+            v.store_unaligned(ptr.add(len - 2 * w));
+            v.store_unaligned(ptr.add(len - w));
         }
     }
 }
@@ -479,7 +351,7 @@ pub(crate) unsafe fn fill_short<V: Splat>(v: V, ptr: *mut u8, len: usize) {
 /// `8 * V::BYTES` (so 128 bytes), and `ptr` must be valid for writes of
 /// `len` bytes.
 #[inline(always)]
-unsafe fn fill_lines<V: Splat>(v: V, ptr: *mut u8, len: usize, nontemporal: bool) {
+unsafe fn fill_lines<V: Vector>(v: V, ptr: *mut u8, len: usize, nontemporal: bool) {
     let w = V::BYTES;
     const { assert!(V::BYTES >= 16 && V::BYTES <= LINE && LINE.is_multiple_of(V::BYTES)) };
     debug_assert!(len > 8 * w);
@@ -504,7 +376,7 @@ unsafe fn fill_lines<V: Splat>(v: V, ptr: *mut u8, len: usize, nontemporal: bool
         let last = end.sub(end as usize % LINE);
         if first != ptr {
             for i in 0..LINE / w {
-                v.store(ptr.add(i * w));
+                v.store_unaligned(ptr.add(i * w));
             }
         }
         let span = last as usize - first as usize;
@@ -536,7 +408,7 @@ unsafe fn fill_lines<V: Splat>(v: V, ptr: *mut u8, len: usize, nontemporal: bool
         }
         if last != end {
             for i in 0..LINE / w {
-                v.store(end.sub(LINE - i * w));
+                v.store_unaligned(end.sub(LINE - i * w));
             }
         }
     }
@@ -546,9 +418,9 @@ unsafe fn fill_lines<V: Splat>(v: V, ptr: *mut u8, len: usize, nontemporal: bool
 ///
 /// # Safety
 ///
-/// As [`Splat::store_aligned`].
+/// As [`Vector::store_aligned`].
 #[inline(always)]
-unsafe fn store_line_part<V: Splat>(v: V, ptr: *mut u8, nontemporal: bool) {
+unsafe fn store_line_part<V: Vector>(v: V, ptr: *mut u8, nontemporal: bool) {
     // SAFETY: the caller's guarantees, those of both stores.
     unsafe {
         if nontemporal {
@@ -579,7 +451,7 @@ unsafe fn store_line_part<V: Splat>(v: V, ptr: *mut u8, nontemporal: bool) {
 /// The CPU must support `V`'s instruction set, `len` must be more than
 /// `4 * V::BYTES`, and `ptr` must be valid for writes of `len` bytes.
 #[inline(always)]
-unsafe fn fill_blocks<V: Splat>(v: V, ptr: *mut u8, len: usize) {
+unsafe fn fill_blocks<V: Vector>(v: V, ptr: *mut u8, len: usize) {
     let w = V::BYTES;
     debug_assert!(len > 4 * w);
     // SAFETY: the first four vectors cover `0..4w` and the last four
@@ -593,12 +465,12 @@ unsafe fn fill_blocks<V: Splat>(v: V, ptr: *mut u8, len: usize) {
     // to `len - 4w`.
     unsafe {
         for i in 0..4 {
-            v.store(ptr.add(i * w));
+            v.store_unaligned(ptr.add(i * w));
         }
         let last = ptr.add(len - 4 * w);
         if len <= 8 * w {
             for i in 0..4 {
-                v.store(last.add(i * w));
+                v.store_unaligned(last.add(i * w));
             }
             end_of_path();
             return;
@@ -614,7 +486,7 @@ unsafe fn fill_blocks<V: Splat>(v: V, ptr: *mut u8, len: usize) {
             }
         }
         for i in 0..4 {
-            v.store(last.add(i * w));
+            v.store_unaligned(last.add(i * w));
         }
     }
 }

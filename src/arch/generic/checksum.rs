@@ -1,226 +1,12 @@
-//! The vector operations that the SSE2 and AVX2 kernels share, and the
-//! kernels written once over them.
+//! The checksum and the copy-and-checksum, written once over a vector of
+//! 32-bit lanes that sums 16-bit words ([`Sum`]): the kernels of the SSE2
+//! and AVX2 tiers.
 
-use core::arch::x86_64::*;
 use core::mem::MaybeUninit;
 
-use crate::arch::memcpy::Chunk;
-use crate::arch::output::{CopyTo, Output, Store, SumOnly};
+use super::output::{CopyTo, Output, SumOnly};
+use super::vector::Sum;
 use crate::arch::scalar;
-
-/// A vector register of 32-bit lanes.
-///
-/// Implementations are `#[inline(always)]` and carry no `#[target_feature]`:
-/// they are inlined into the per-tier entry points, which enable the feature.
-pub(crate) trait Vector: Store {
-    /// All lanes zero.
-    ///
-    /// # Safety
-    ///
-    /// The CPU must support the vector's instruction set.
-    unsafe fn zero() -> Self;
-
-    /// Loads `Self::BYTES` bytes from `ptr`, which need not be aligned.
-    ///
-    /// # Safety
-    ///
-    /// The CPU must support the vector's instruction set, and `ptr` must be
-    /// valid for reads of `Self::BYTES` bytes.
-    unsafe fn load_unaligned(ptr: *const u8) -> Self;
-
-    /// Adds both 16-bit words of every 32-bit lane of `data` to the lane of
-    /// `self`, each less 32768: the words' top bits are flipped, which makes
-    /// them signed `w - 32768`, so that `pmaddwd` by 1 can add them in pairs.
-    /// A lane moves by at most 65 536.
-    ///
-    /// # Safety
-    ///
-    /// The CPU must support the vector's instruction set.
-    unsafe fn add_words(self, data: Self) -> Self;
-
-    /// Adds the lanes of `other` (lane-wise, wrapping).
-    ///
-    /// # Safety
-    ///
-    /// The CPU must support the vector's instruction set.
-    unsafe fn add(self, other: Self) -> Self;
-
-    /// The sum of all 32-bit lanes, read as signed.
-    ///
-    /// # Safety
-    ///
-    /// The CPU must support the vector's instruction set.
-    unsafe fn reduce(self) -> i64;
-}
-
-/// A 128-bit SSE2 register.
-#[derive(Clone, Copy)]
-pub(crate) struct Sse2Vector(__m128i);
-
-impl Store for Sse2Vector {
-    const BYTES: usize = 16;
-
-    #[inline(always)]
-    unsafe fn store_unaligned(self, ptr: *mut u8) {
-        // SAFETY: the caller guarantees SSE2 and 16 writable bytes.
-        unsafe { _mm_storeu_si128(ptr.cast(), self.0) }
-    }
-}
-
-impl Chunk for Sse2Vector {
-    const BYTES: usize = 16;
-    const IN_ORDER: bool = true;
-
-    #[inline(always)]
-    unsafe fn load(ptr: *const u8) -> Self {
-        // SAFETY: the caller guarantees SSE2 and 16 readable bytes.
-        Self(unsafe { _mm_loadu_si128(ptr.cast()) })
-    }
-
-    #[inline(always)]
-    unsafe fn store(self, ptr: *mut u8) {
-        // SAFETY: the caller guarantees SSE2 and 16 writable bytes.
-        unsafe { _mm_storeu_si128(ptr.cast(), self.0) }
-    }
-
-    #[inline(always)]
-    unsafe fn store_aligned(self, ptr: *mut u8) {
-        // SAFETY: the caller guarantees SSE2 and 16 writable bytes,
-        // aligned.
-        unsafe { _mm_store_si128(ptr.cast(), self.0) }
-    }
-}
-
-impl Vector for Sse2Vector {
-    #[inline(always)]
-    unsafe fn zero() -> Self {
-        // SAFETY: the caller guarantees SSE2.
-        Self(unsafe { _mm_setzero_si128() })
-    }
-
-    #[inline(always)]
-    unsafe fn load_unaligned(ptr: *const u8) -> Self {
-        // SAFETY: the caller guarantees SSE2 and 16 readable bytes.
-        Self(unsafe { _mm_loadu_si128(ptr.cast()) })
-    }
-
-    #[inline(always)]
-    unsafe fn add_words(self, data: Self) -> Self {
-        // SAFETY: the caller guarantees SSE2.
-        unsafe {
-            let signed = _mm_xor_si128(data.0, _mm_set1_epi16(i16::MIN));
-            Self(_mm_add_epi32(
-                self.0,
-                _mm_madd_epi16(signed, _mm_set1_epi16(1)),
-            ))
-        }
-    }
-
-    #[inline(always)]
-    unsafe fn add(self, other: Self) -> Self {
-        // SAFETY: the caller guarantees SSE2.
-        Self(unsafe { _mm_add_epi32(self.0, other.0) })
-    }
-
-    #[inline(always)]
-    unsafe fn reduce(self) -> i64 {
-        // SAFETY: the caller guarantees SSE2.
-        unsafe {
-            // Sign-extend to 64-bit lanes by interleaving with the signs.
-            let sign = _mm_srai_epi32::<31>(self.0);
-            let sum = _mm_add_epi64(
-                _mm_unpacklo_epi32(self.0, sign),
-                _mm_unpackhi_epi32(self.0, sign),
-            );
-            _mm_cvtsi128_si64(_mm_add_epi64(sum, _mm_unpackhi_epi64(sum, sum)))
-        }
-    }
-}
-
-/// A 256-bit AVX2 register.
-#[derive(Clone, Copy)]
-pub(crate) struct Avx2Vector(__m256i);
-
-impl Store for Avx2Vector {
-    const BYTES: usize = 32;
-
-    #[inline(always)]
-    unsafe fn store_unaligned(self, ptr: *mut u8) {
-        // SAFETY: the caller guarantees AVX2 and 32 writable bytes.
-        unsafe { _mm256_storeu_si256(ptr.cast(), self.0) }
-    }
-}
-
-impl Chunk for Avx2Vector {
-    const BYTES: usize = 32;
-    const IN_ORDER: bool = true;
-
-    #[inline(always)]
-    unsafe fn load(ptr: *const u8) -> Self {
-        // SAFETY: the caller guarantees AVX2 and 32 readable bytes.
-        Self(unsafe { _mm256_loadu_si256(ptr.cast()) })
-    }
-
-    #[inline(always)]
-    unsafe fn store(self, ptr: *mut u8) {
-        // SAFETY: the caller guarantees AVX2 and 32 writable bytes.
-        unsafe { _mm256_storeu_si256(ptr.cast(), self.0) }
-    }
-
-    #[inline(always)]
-    unsafe fn store_aligned(self, ptr: *mut u8) {
-        // SAFETY: the caller guarantees AVX2 and 32 writable bytes,
-        // aligned.
-        unsafe { _mm256_store_si256(ptr.cast(), self.0) }
-    }
-}
-
-impl Vector for Avx2Vector {
-    #[inline(always)]
-    unsafe fn zero() -> Self {
-        // SAFETY: the caller guarantees AVX2.
-        Self(unsafe { _mm256_setzero_si256() })
-    }
-
-    #[inline(always)]
-    unsafe fn load_unaligned(ptr: *const u8) -> Self {
-        // SAFETY: the caller guarantees AVX2 and 32 readable bytes.
-        Self(unsafe { _mm256_loadu_si256(ptr.cast()) })
-    }
-
-    #[inline(always)]
-    unsafe fn add_words(self, data: Self) -> Self {
-        // SAFETY: the caller guarantees AVX2.
-        unsafe {
-            let signed = _mm256_xor_si256(data.0, _mm256_set1_epi16(i16::MIN));
-            Self(_mm256_add_epi32(
-                self.0,
-                _mm256_madd_epi16(signed, _mm256_set1_epi16(1)),
-            ))
-        }
-    }
-
-    #[inline(always)]
-    unsafe fn add(self, other: Self) -> Self {
-        // SAFETY: the caller guarantees AVX2.
-        Self(unsafe { _mm256_add_epi32(self.0, other.0) })
-    }
-
-    #[inline(always)]
-    unsafe fn reduce(self) -> i64 {
-        // SAFETY: the caller guarantees AVX2.
-        unsafe {
-            let low = _mm256_cvtepi32_epi64(_mm256_castsi256_si128(self.0));
-            let high = _mm256_cvtepi32_epi64(_mm256_extracti128_si256::<1>(self.0));
-            let sum = _mm256_add_epi64(low, high);
-            let sum = _mm_add_epi64(
-                _mm256_castsi256_si128(sum),
-                _mm256_extracti128_si256::<1>(sum),
-            );
-            _mm_cvtsi128_si64(_mm_add_epi64(sum, _mm_unpackhi_epi64(sum, sum)))
-        }
-    }
-}
 
 /// Unrolled loop steps in one call of [`sum_native_into`]. A lane moves by
 /// at most 65 536 per vector, so after 4096 steps (plus up to three single
@@ -234,20 +20,20 @@ const STEPS_PER_REDUCTION: usize = 4096;
 /// again a piece at a time. The loop then never empties its accumulators:
 /// one that did kept more values live than the caller-saved registers hold,
 /// and every call of the copy kernels saved and restored four registers.
-const fn piece<V: Vector>() -> usize {
+const fn piece<V: Sum>() -> usize {
     STEPS_PER_REDUCTION * 4 * V::BYTES
 }
 
 /// The checksum of `data` (the complement of its folded sum), by `V`'s
 /// kernel; inputs longer than [`piece`] go a piece at a time through
-/// `entry`, the tier's entry point that calls this.
+/// `entry`, the tier's entry function that calls this.
 ///
 /// # Safety
 ///
 /// The CPU must support `V`'s instruction set, and `entry` must be safe to
 /// call on it and return the checksum of its input.
 #[inline(always)]
-pub(crate) unsafe fn checksum<V: Vector>(data: &[u8], entry: unsafe fn(&[u8]) -> u16) -> u16 {
+pub(crate) unsafe fn checksum<V: Sum>(data: &[u8], entry: unsafe fn(&[u8]) -> u16) -> u16 {
     if data.len() > piece::<V>() {
         // SAFETY: the caller guarantees `entry`; a piece is even.
         return !scalar::finish_native(unsafe { sum_pieces(data, piece::<V>(), entry) });
@@ -302,7 +88,7 @@ unsafe fn checksum_aligned(data: &[u8], align: usize, entry: unsafe fn(&[u8]) ->
 /// As [`checksum`], for an `entry` that copies its second argument into
 /// its first.
 #[inline(always)]
-pub(crate) unsafe fn copy_checksum<V: Vector>(
+pub(crate) unsafe fn copy_checksum<V: Sum>(
     dst: &mut [MaybeUninit<u8>],
     src: &[u8],
     entry: unsafe fn(&mut [MaybeUninit<u8>], &[u8]) -> u16,
@@ -369,7 +155,7 @@ pub(crate) unsafe fn copy_sum_pieces(
 ///
 /// The CPU must support `V`'s instruction set.
 #[inline(always)]
-unsafe fn unbias<V: Vector>(acc: V, vectors: usize) -> u64 {
+unsafe fn unbias<V: Sum>(acc: V, vectors: usize) -> u64 {
     // SAFETY: the caller guarantees the instruction set.
     let signed = unsafe { acc.reduce() };
     // The words sum to at least 0, so adding the bias back lands in
@@ -384,7 +170,7 @@ unsafe fn unbias<V: Vector>(acc: V, vectors: usize) -> u64 {
 /// The CPU must support `V`'s instruction set, and `data` must be at most
 /// [`piece`] bytes long.
 #[inline(always)]
-unsafe fn sum_native<V: Vector>(data: &[u8]) -> u64 {
+unsafe fn sum_native<V: Sum>(data: &[u8]) -> u64 {
     // SAFETY: the caller guarantees the instruction set.
     unsafe { sum_native_into::<V, _>(data, SumOnly) }
 }
@@ -397,7 +183,7 @@ unsafe fn sum_native<V: Vector>(data: &[u8]) -> u64 {
 /// The CPU must support `V`'s instruction set, and `src` must be at most
 /// [`piece`] bytes long.
 #[inline(always)]
-unsafe fn copy_sum_native<V: Vector>(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u64 {
+unsafe fn copy_sum_native<V: Sum>(dst: &mut [MaybeUninit<u8>], src: &[u8]) -> u64 {
     debug_assert_eq!(dst.len(), src.len());
     // SAFETY: the caller guarantees the instruction set.
     unsafe { sum_native_into::<V, _>(&src[..dst.len().min(src.len())], CopyTo(dst)) }
@@ -425,7 +211,7 @@ unsafe fn copy_sum_native<V: Vector>(dst: &mut [MaybeUninit<u8>], src: &[u8]) ->
 /// The CPU must support `V`'s instruction set, and `data` must be at most
 /// [`piece`] bytes long.
 #[inline(always)]
-unsafe fn sum_native_into<V: Vector, O: Output>(data: &[u8], mut out: O) -> u64 {
+unsafe fn sum_native_into<V: Sum, O: Output>(data: &[u8], mut out: O) -> u64 {
     debug_assert!(data.len() <= piece::<V>());
     let step = 4 * V::BYTES;
     let steps = data.len() / step;

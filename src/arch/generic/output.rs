@@ -1,29 +1,13 @@
 //! Where the vectors of the data go besides the sum: nowhere (the checksum)
-//! or into a destination buffer (copy-and-checksum). The SSE2, AVX2 and
-//! NEON kernels are written once over it: the copy-and-checksum kernel of
-//! each is its checksum loop with an output that stores.
+//! or into a destination buffer (copy-and-checksum). The checksum loops
+//! (`generic/checksum.rs`, NEON's own) are written once over it: the
+//! copy-and-checksum kernel is the checksum loop with an output that
+//! stores.
 
 use core::mem::MaybeUninit;
 
+use super::vector::Vector;
 use crate::arch::scalar;
-
-/// A vector register that can be stored.
-///
-/// Implementations are `#[inline(always)]` and carry no `#[target_feature]`:
-/// they are inlined into the per-tier entry points, which enable the feature.
-pub(crate) trait Store: Copy {
-    /// The width of the vector in bytes.
-    const BYTES: usize;
-
-    /// Stores the vector's `Self::BYTES` bytes at `ptr`, which need not be
-    /// aligned.
-    ///
-    /// # Safety
-    ///
-    /// The CPU must support the vector's instruction set, and `ptr` must be
-    /// valid for writes of `Self::BYTES` bytes.
-    unsafe fn store_unaligned(self, ptr: *mut u8);
-}
 
 /// Where the vectors of the data go besides the sum.
 pub(crate) trait Output {
@@ -33,7 +17,7 @@ pub(crate) trait Output {
     ///
     /// The CPU must support `V`'s instruction set and `offset + V::BYTES`
     /// must not exceed the length of the data.
-    unsafe fn put<V: Store>(&mut self, offset: usize, v: V);
+    unsafe fn put<V: Vector>(&mut self, offset: usize, v: V);
 
     /// Handles the last bytes, `rest`, which start `offset` bytes into the
     /// data (an even number): returns their sum as [`scalar::sum_native`]
@@ -46,7 +30,7 @@ pub(crate) struct SumOnly;
 
 impl Output for SumOnly {
     #[inline(always)]
-    unsafe fn put<V: Store>(&mut self, _offset: usize, _v: V) {}
+    unsafe fn put<V: Vector>(&mut self, _offset: usize, _v: V) {}
 
     #[inline(always)]
     fn finish(&mut self, _offset: usize, rest: &[u8]) -> u64 {
@@ -60,7 +44,7 @@ pub(crate) struct CopyTo<'a>(pub(crate) &'a mut [MaybeUninit<u8>]);
 
 impl Output for CopyTo<'_> {
     #[inline(always)]
-    unsafe fn put<V: Store>(&mut self, offset: usize, v: V) {
+    unsafe fn put<V: Vector>(&mut self, offset: usize, v: V) {
         // SAFETY: the buffer is as long as the data, so the caller's bound
         // on `offset` keeps the store inside it; the caller guarantees the
         // instruction set.

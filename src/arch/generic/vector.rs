@@ -1,0 +1,195 @@
+//! The two traits every tier implements once, on its register, in its
+//! `vector.rs`: [`Vector`], the loads and stores that the copy and the fill
+//! are written over, and [`Sum`], the arithmetic of the checksum and the
+//! copy-and-checksum.
+//!
+//! Implementations are `#[inline(always)]` and carry no `#[target_feature]`:
+//! they are inlined into the tiers' entry functions, which enable the
+//! features, or into [`crate::fill()`] when the build enables them.
+
+/// A vector register as bytes: what the copy and the fill need of it.
+///
+/// Besides the operations, a few constants and two methods with defaults
+/// let a tier adjust the shared algorithms where it measured faster: the
+/// order of the copy's stores, `rep stosb`, the branch of the fill's short
+/// path, the fill up to 64 bytes and the long copy.
+pub(crate) trait Vector: Copy {
+    /// The width of the vector in bytes: a power of two from 16 to 64.
+    const BYTES: usize;
+
+    /// Whether the copy's loop stores each step's vectors in address order,
+    /// the compiler kept from reordering them by a fence between the
+    /// stores. Left to itself, LLVM stored the four AVX2 vectors of a step
+    /// last first; in address order, a 64 MiB aligned copy ran at
+    /// 0.99-1.02× glibc's AVX2 `memcpy` on Zen 4 rather than 0.84-0.91×.
+    /// Not for the portable tier, which ran 3× slower with the fences or the
+    /// loads grouped: its chunks were no longer merged into the target's
+    /// vectors.
+    const IN_ORDER: bool = false;
+
+    /// Whether fills of `generic::fill::REP_STOSB_MIN` bytes or more use
+    /// `rep stosb`.
+    #[cfg(target_arch = "x86_64")]
+    const REP_STOSB: bool = false;
+
+    /// Whether the fill's short path stores four vectors for every length
+    /// from 65 to `4 * BYTES`, with no branch, rather than two or four
+    /// behind a branch on the length: fewer mispredictions on random
+    /// lengths, more stores at fixed ones.
+    const BRANCH_FREE_SHORT: bool = true;
+
+    /// The vector with `value` in every byte.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must support the vector's instruction set.
+    unsafe fn splat(value: u8) -> Self;
+
+    /// Loads `Self::BYTES` bytes from `ptr`, which need not be aligned.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must support the vector's instruction set, and `ptr` must be
+    /// valid for reads of `Self::BYTES` bytes.
+    unsafe fn load_unaligned(ptr: *const u8) -> Self;
+
+    /// Stores the vector at `ptr`, which need not be aligned.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must support the vector's instruction set, and `ptr` must be
+    /// valid for writes of `Self::BYTES` bytes.
+    unsafe fn store_unaligned(self, ptr: *mut u8);
+
+    /// Stores the vector at `ptr`, aligned to `Self::BYTES`.
+    ///
+    /// # Safety
+    ///
+    /// As [`store_unaligned`](Self::store_unaligned), and `ptr` must be
+    /// aligned to `Self::BYTES`.
+    unsafe fn store_aligned(self, ptr: *mut u8);
+
+    /// Stores the vector at `ptr`, aligned to `Self::BYTES`, bypassing the
+    /// caches where the instruction set can; [`fence_nontemporal`] must
+    /// follow before any other access to those bytes. By default, an
+    /// ordinary aligned store.
+    ///
+    /// # Safety
+    ///
+    /// As [`store_aligned`](Self::store_aligned).
+    ///
+    /// [`fence_nontemporal`]: Self::fence_nontemporal
+    #[inline(always)]
+    unsafe fn store_nontemporal(self, ptr: *mut u8) {
+        // SAFETY: the caller's guarantees are those of `store_aligned`.
+        unsafe { self.store_aligned(ptr) }
+    }
+
+    /// Orders the non-temporal stores made so far before every later memory
+    /// access. By default, nothing (ordinary stores need no fence).
+    ///
+    /// # Safety
+    ///
+    /// The CPU must support the vector's instruction set.
+    #[inline(always)]
+    unsafe fn fence_nontemporal() {}
+
+    /// Stores the vector's first 16 bytes at `ptr`, which need not be
+    /// aligned.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must support the vector's instruction set, and `ptr` must be
+    /// valid for writes of 16 bytes.
+    unsafe fn store16(self, ptr: *mut u8);
+
+    /// The vector's first 8 bytes, as a word.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must support the vector's instruction set.
+    unsafe fn low_word(self) -> u64;
+
+    /// Fills the `len <= 64` bytes at `ptr` with the byte in every lane of
+    /// `self`; AVX-512 stores under a byte mask. By default: up to 16 bytes
+    /// with [`fill_words`](super::fill::fill_words), and 17-64 as four
+    /// overlapping 16-byte stores at 0, `d`, `len - 16 - d` and `len - 16`,
+    /// `d` 0 below 32, 16 from 32 and 32 at 64, with no branch between two
+    /// stores and four.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must support the vector's instruction set, `len` must be at
+    /// most 64, and `ptr` must be valid for writes of `len` bytes.
+    #[inline(always)]
+    unsafe fn fill_upto_64(self, ptr: *mut u8, len: usize) {
+        debug_assert!(len <= 64);
+        // SAFETY: the caller's guarantees; the four stores start at 0, `d`,
+        // `len - 16 - d` and `len - 16`, all in `0..=len - 16` as
+        // `d <= len - 16`, and cover `0..16` and `len - 16..len` below 32,
+        // `0..32` and `len - 32..len` from 32, and all of `0..64` at 64.
+        unsafe {
+            if len <= 16 {
+                super::fill::fill_words(ptr, len, self.low_word());
+            } else {
+                let d = len / 32 * 16;
+                self.store16(ptr);
+                self.store16(ptr.add(d));
+                self.store16(ptr.add(len - 16 - d));
+                self.store16(ptr.add(len - 16));
+            }
+        }
+    }
+
+    /// Copies the `len > 8 * Self::BYTES` bytes at `src` to `dst`: by
+    /// default [`copy_lines`](super::copy::copy_lines) with this vector; a
+    /// tier may pick another vector for some placements.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must support the vector's instruction set, `len` must be
+    /// more than `8 * Self::BYTES`, `src` valid for reads and `dst` for
+    /// writes of `len` bytes, and the two must not overlap.
+    #[inline(always)]
+    unsafe fn copy_long(dst: *mut u8, src: *const u8, len: usize) {
+        // SAFETY: the caller's guarantees.
+        unsafe { super::copy::copy_lines::<Self>(dst, src, len) }
+    }
+}
+
+/// A vector register of 32-bit lanes that sums 16-bit words: what the
+/// checksum and the copy-and-checksum need of it, besides [`Vector`]'s
+/// loads and stores.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+pub(crate) trait Sum: Vector {
+    /// All lanes zero.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must support the vector's instruction set.
+    unsafe fn zero() -> Self;
+
+    /// Adds both 16-bit words of every 32-bit lane of `data` to the lane of
+    /// `self`, each less 32768: the words' top bits are flipped, which makes
+    /// them signed `w - 32768`, so that `pmaddwd` by 1 can add them in pairs.
+    /// A lane moves by at most 65 536.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must support the vector's instruction set.
+    unsafe fn add_words(self, data: Self) -> Self;
+
+    /// Adds the lanes of `other` (lane-wise, wrapping).
+    ///
+    /// # Safety
+    ///
+    /// The CPU must support the vector's instruction set.
+    unsafe fn add(self, other: Self) -> Self;
+
+    /// The sum of all 32-bit lanes, read as signed.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must support the vector's instruction set.
+    unsafe fn reduce(self) -> i64;
+}

@@ -1,0 +1,119 @@
+//! The AVX-512 register, a 512-bit `__m512i`: its loads and stores, the
+//! masked store of the fill's short path (`fill.rs`), and the choice of
+//! vector of the long copy.
+
+use core::arch::x86_64::*;
+
+use super::fill::{fill_across_page, in_one_page, low_mask};
+use crate::arch::generic::copy::copy_lines;
+use crate::arch::generic::vector::Vector;
+use crate::arch::x86_64::avx2::vector::Avx2Vector;
+
+/// A 512-bit AVX-512 register.
+#[derive(Clone, Copy)]
+pub(crate) struct Avx512Vector(__m512i);
+
+impl Vector for Avx512Vector {
+    const BYTES: usize = 64;
+    const IN_ORDER: bool = true;
+    const REP_STOSB: bool = true;
+    // Four stores for every length of 65-256 bytes, with no branch, were
+    // 1.5× faster than glibc on random lengths up to 256 but 0.75-0.90× at
+    // fixed 100, 128 and 256 bytes, where two or four behind a branch are
+    // 1.5×, 1.8× and 1.0×: a fixed length is the common case.
+    const BRANCH_FREE_SHORT: bool = false;
+
+    #[inline(always)]
+    unsafe fn splat(value: u8) -> Self {
+        // SAFETY: the caller guarantees AVX-512F.
+        Self(unsafe { _mm512_set1_epi8(value as i8) })
+    }
+
+    #[inline(always)]
+    unsafe fn load_unaligned(ptr: *const u8) -> Self {
+        // SAFETY: the caller guarantees AVX-512F and 64 readable bytes.
+        Self(unsafe { _mm512_loadu_si512(ptr.cast()) })
+    }
+
+    #[inline(always)]
+    unsafe fn store_unaligned(self, ptr: *mut u8) {
+        // SAFETY: the caller guarantees AVX-512F and 64 writable bytes.
+        unsafe { _mm512_storeu_si512(ptr.cast(), self.0) }
+    }
+
+    #[inline(always)]
+    unsafe fn store_aligned(self, ptr: *mut u8) {
+        // SAFETY: the caller guarantees AVX-512F and 64 writable bytes,
+        // aligned.
+        unsafe { _mm512_store_si512(ptr.cast(), self.0) }
+    }
+
+    #[inline(always)]
+    unsafe fn store_nontemporal(self, ptr: *mut u8) {
+        // SAFETY: the caller guarantees AVX-512F and 64 writable bytes,
+        // aligned, and fences before the bytes are accessed again.
+        unsafe { _mm512_stream_si512(ptr.cast(), self.0) }
+    }
+
+    #[inline(always)]
+    unsafe fn fence_nontemporal() {
+        // SAFETY: the caller guarantees AVX-512F, and so SSE's `sfence`.
+        unsafe { _mm_sfence() }
+    }
+
+    #[inline(always)]
+    unsafe fn store16(self, ptr: *mut u8) {
+        // SAFETY: the caller guarantees AVX-512F and 16 writable bytes.
+        unsafe { _mm_storeu_si128(ptr.cast(), _mm512_castsi512_si128(self.0)) }
+    }
+
+    #[inline(always)]
+    unsafe fn low_word(self) -> u64 {
+        // SAFETY: the caller guarantees AVX-512F.
+        unsafe { _mm_cvtsi128_si64(_mm512_castsi512_si128(self.0)) as u64 }
+    }
+
+    /// One store under a byte mask (see `fill.rs`).
+    #[inline(always)]
+    unsafe fn fill_upto_64(self, ptr: *mut u8, len: usize) {
+        // SAFETY: the caller guarantees AVX-512F and BW and `len <= 64`
+        // writable bytes at `ptr`. The mask selects exactly those bytes; the
+        // masked-off ones are in the same page as `ptr` (the first branch)
+        // or handled by `fill_across_page`.
+        unsafe {
+            if in_one_page(ptr) {
+                _mm512_mask_storeu_epi8(ptr.cast(), low_mask(len), self.0);
+            } else {
+                // The byte, not the vector: a vector argument would be
+                // passed through a 64-byte aligned stack slot, and every
+                // function that inlines this path would realign its stack.
+                fill_across_page(self.low_word() as u8, ptr, len);
+            }
+        }
+    }
+
+    /// 64-byte vectors, except on AMD CPUs where the source is not aligned
+    /// to the line where the destination is, so that every 64-byte load
+    /// would split a line: there the loop moves 32-byte vectors, as the
+    /// AVX2 kernel does. On Zen 4, with the source at +1 and the
+    /// destination aligned, the 64-byte loop ran 9000-byte copies at
+    /// 0.93-0.97× glibc's `memcpy` (it is then at 98-99% of its bound: the
+    /// loop itself is slower) where the AVX2 kernel ran at 1.15-1.16×;
+    /// loading each 64-byte vector as two halves was no cure
+    /// (docs/experiments.md). Intel CPUs keep the 64-byte loop: there,
+    /// until Ice Lake, a 32-byte store takes a whole store slot, and this
+    /// was not measured on one.
+    #[inline(always)]
+    unsafe fn copy_long(dst: *mut u8, src: *const u8, len: usize) {
+        let splits_lines = !(src as usize).wrapping_sub(dst as usize).is_multiple_of(64);
+        // SAFETY: the caller's guarantees; AVX-512F implies AVX2, and
+        // `len > 8 * 64` is more than eight 32-byte vectors.
+        unsafe {
+            if splits_lines && crate::arch::x86_64::is_amd() {
+                copy_lines::<Avx2Vector>(dst, src, len);
+            } else {
+                copy_lines::<Self>(dst, src, len);
+            }
+        }
+    }
+}
