@@ -22,8 +22,9 @@
 //!   Zen 4: `arch::x86_64::handoff`). Non-temporal fills past their
 //!   threshold keep the own kernels everywhere.
 //!
-//! The algorithm, and the measurements behind it, are in `arch/fill.rs`,
-//! where it is written once for every tier, and in each kernel's file.
+//! The algorithm, and the measurements behind it, are in `arch/generic/fill.rs`,
+//! where it is written once for every tier, and in the files of the tiers
+//! whose vectors adjust it (`vector.rs`; AVX-512: `avx512/fill.rs`).
 
 use crate::arch::inline::{InlinePath, fill_inline};
 use crate::arch::native::Inline;

@@ -1,8 +1,9 @@
 //! The kernels: one table of functions per tier, one module per architecture
 //! and tier.
 //!
-//! A [`Kernels`] table holds a tier's function for every primitive
-//! (checksum, copy-and-checksum, fill, non-temporal fill). Each tier module
+//! A [`Kernels`] table holds a tier's function for every primitive of
+//! `primitives!` (checksum, copy-and-checksum, fill, non-temporal fill,
+//! copy). Each tier module
 //! exports its table, and each architecture lists its tables once, in order
 //! of preference (`x86_64/mod.rs`, `aarch64/mod.rs`). [`kernels`] returns the
 //! table of a tier this CPU runs, [`variants`] every table it runs; the
@@ -54,33 +55,35 @@
 //! src/packet/              protocol checksums: analyze and fix (mod.rs), ipv4, ipv6 (extension
 //!                          headers), l4 (TCP, UDP, ICMP; l4/vectored.rs: split packets),
 //!                          incremental (RFC 1624, NAT), partial (offload)
-//! src/arch/mod.rs          Kernels, the table of a tier's functions; kernels(tier), variants();
-//!                          this architecture overview
-//! src/arch/tier_type.rs    the macro that defines a tier: its type, its table, the type's
-//!                          methods; the list of the tiers' standard kernels
+//! src/arch/mod.rs          Kernels, the table of a tier's functions; primitives!, the list of
+//!                          primitives; kernels(tier), variants(); this architecture overview
+//! src/arch/tier_type.rs    the macro that defines a tier from its line: its type, its entry
+//!                          functions (generic, or the tier's overrides), its table, the
+//!                          type's methods
 //! src/arch/scalar.rs       add-with-carry, folding, the inline short-input paths (sum,
 //!                          copy-and-sum)
-//! src/arch/output.rs       where the vectors go besides the sum: nowhere, or a destination
-//!                          (SSE2, AVX2 and NEON write the copy as the checksum loop with an
-//!                          output)
-//! src/arch/fill.rs         the fill algorithm, written once over each tier's vector of one byte,
-//!                          and the inline path of fill() behind InlinePath
-//! src/arch/memcpy.rs       the copy algorithm, written once over each tier's vector, and copy()'s
-//!                          inline short path
-//! src/arch/portable/       the autovectorized kernels, and the table of a target without vector
-//!                          tiers
+//! src/arch/inline.rs       the inline path of fill(), written once over InlinePath
+//! src/arch/memcpy.rs       copy()'s inline short path, and the hand-off length of long copies
+//! src/arch/generic/        the algorithms, written once: vector.rs (the Vector and Sum traits
+//!                          that every tier implements on its register), checksum.rs (checksum
+//!                          and copy-and-checksum over Sum), output.rs (where the summed
+//!                          vectors go: nowhere, or a destination), copy.rs, fill.rs
+//! src/arch/portable/       the plain-Rust tier (vector.rs; its own checksum.rs and copy.rs, a
+//!                          word loop that compilers vectorize), and the table of a target
+//!                          without vector tiers
 //! src/arch/x86_64/mod.rs   the list of x86_64 tables: sse2, avx2, avx512, avx512-vnni
-//! src/arch/x86_64/vector.rs   the SSE2/AVX2 checksum and copy, written once over a small Vector
-//!                          trait
 //! src/arch/x86_64/inline.rs   what fill() inlines on x86_64 (AVX-512 stores in a build without
 //!                          AVX-512)
 //! src/arch/x86_64/detect.rs   the CPU features of the x86_64 tiers: CPUID and XGETBV, in core
 //!                          (with or without std)
 //! src/arch/x86_64/handoff.rs  where, with std, long copies keep the kernel rather than the C
 //!                          library's memcpy: the rules per tier and CPU
-//! src/arch/x86_64/{sse2,avx2,avx512}/   one type and table per tier (mod.rs), one file per
-//!                          primitive
-//! src/arch/aarch64/neon/   the same for NEON
+//! src/arch/x86_64/{sse2,avx2}/   one tier each: its line (mod.rs) and its register (vector.rs)
+//! src/arch/x86_64/avx512/  the same, and its overrides: checksum.rs and copy.rs (masked loads,
+//!                          the copy-and-checksum), fill.rs (the masked short fill), vnni.rs
+//!                          (the VNNI table: the same vector, two overrides)
+//! src/arch/aarch64/neon/   the NEON tier: its line, its register, its checksum.rs (pairwise
+//!                          adds)
 //! ```
 //!
 //! Beside the library, in the workspace: `cli/` (the `fastpath` binary:
@@ -99,27 +102,31 @@
 //! architecture: they pick a kernel through the crate's one dispatch macro
 //! (`dispatch::dispatch!`), a function pointer that starts at a detection
 //! routine and is overwritten by the chosen table's `#[target_feature]`
-//! function, as in memchr; short inputs are handled inline before it. Each
-//! tier module defines its type and its [`Kernels`] table with one macro
-//! (`tier_type!`), and each architecture lists its tables once; the
+//! function, as in memchr; short inputs are handled inline before it.
+//! `primitives!` lists the primitives once; each tier is one `tier_type!`
+//! line (its type, [`Tier`], table name, target features and detection,
+//! vector, overrides), from which come its entry functions, each on a line
+//! of its own in the section `.text.fastpath.<table>.<primitive>`, and its
+//! [`Kernels`] table. Each architecture lists its tables once; the
 //! selection picks a tier with the policy of `tier.rs`, then that tier's
 //! last table this CPU runs (so the AVX-512 tier runs its VNNI table where
 //! the CPU has AVX512-VNNI, and nothing else names it). Tests, fuzz targets
-//! and the bench iterate [`variants`]. Each kernel's file opens with the
+//! and the bench iterate [`variants`]. Each algorithm's file opens with the
 //! algorithm in words and the reasons behind its choices.
 //!
 //! ## What a change touches
 //!
 //! - **A new tier** on an existing architecture: its folder (`mod.rs` with
-//!   the `tier_type!` invocation, one file per primitive), one line in the
-//!   architecture's list of tables (`x86_64/mod.rs`: the entry in
+//!   its `tier_type!` line, `vector.rs` with its register's `Vector` and
+//!   `Sum` implementations, and a file for each override, if any), its line
+//!   in the architecture's list of tables (`x86_64/mod.rs`: the entry in
 //!   `VARIANTS`, beside its `mod` and `use` lines), and one [`Tier`] variant
 //!   with its row of name and width (`tier.rs`).
-//! - **A new primitive**: one field and one method in [`Kernels`]
-//!   (`arch/mod.rs`), one function per tier (a file each, or one generic
-//!   function shared by the tiers, each tier's file then one line), its
-//!   name in the list of the tiers' standard kernels (`arch/tier_type.rs`),
-//!   and one public function over `dispatch::dispatch!`.
+//! - **A new primitive**: one entry in `primitives!` (its arguments and the
+//!   generic function it runs), that generic function in `arch/generic/`
+//!   (or an override per tier), and one public function over
+//!   `dispatch::dispatch!` (with, if it should have one, a method on
+//!   [`Kernels`] and the tier types).
 
 use core::iter;
 use core::mem::MaybeUninit;

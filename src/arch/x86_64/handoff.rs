@@ -1,6 +1,6 @@
 //! Where, with `std`, [`crate::copy()`] keeps its own kernel for copies
 //! longer than eight vectors and 2 KiB rather than call the C library's
-//! `memcpy` (`arch::memcpy::copy_beyond_short`): chosen once, at
+//! `memcpy` (`arch::generic::copy::copy_beyond_short`): chosen once, at
 //! selection, from the tier and CPUID (vendor, family, L2 size), never by
 //! timing. The rules, and the measurements
 //! behind them (glibc 2.36; BENCHMARKS.md, "Per CPU"):
