@@ -229,11 +229,17 @@ macro_rules! primitives {
             fill_or_stream(dst: &mut [u8], value: u8) = fill::fill_or_stream(
                 dst,
                 value,
-                // SAFETY: called by this entry only, whose caller
-                // guarantees the tier's features, on a slice.
-                |dst, value| unsafe { fill(dst, value) },
-                // SAFETY: as above.
-                |dst, value| unsafe { fill_nontemporal(dst, value) }
+                #[cold]
+                #[inline(never)]
+                |dst, value| $crate::arch::generic::fill::fill_from_threshold(
+                    dst,
+                    value,
+                    // SAFETY: called by this entry only, whose caller
+                    // guarantees the tier's features, on a slice.
+                    |dst, value| unsafe { fill(dst, value) },
+                    // SAFETY: as above.
+                    |dst, value| unsafe { fill_nontemporal(dst, value) }
+                )
             );
             /// Copies `min(dst.len(), src.len())` bytes of `src` into `dst`
             /// (callers check that the lengths are equal).

@@ -1,12 +1,12 @@
-//! The packet copy (memcpy), written once over each tier's [`Vector`].
+//! The packet copy (memcpy), written once over each tier's [`Vector`]: the
+//! kernels `copy` and `copy_or_hand_off` of every tier.
 //!
 //! # Algorithm
 //!
 //! With `W` the width of the tier's vector and `len` the length:
 //!
-//! - `len <= 64`: [`copy_short`] (in `arch/memcpy.rs`, as [`crate::copy()`]
-//!   inlines it into
-//!   its callers: for 17-64 bytes four overlapping 16-byte moves at computed
+//! - `len <= 64`: [`copy_short`] (in `arch/memcpy.rs`, as
+//!   [`crate::copy()`] inlines it into its callers): for 17-64 bytes four overlapping 16-byte moves at computed
 //!   offsets, for 4-16 four overlapping 4-byte words likewise, for 1-3 three
 //!   single bytes: two branches in all, as the fill's short path (random
 //!   lengths mispredict every branch on the length).

@@ -1,5 +1,6 @@
-//! The fill algorithm (memset), written once over each tier's vector of one
-//! repeated byte.
+//! The fill algorithm (memset), written once over each tier's [`Vector`]
+//! holding one repeated byte: the kernels `fill`, `fill_nontemporal` and
+//! `fill_or_stream` of every tier.
 //!
 //! # Algorithm
 //!
@@ -245,41 +246,40 @@ pub(crate) unsafe fn fill_nontemporal<V: Vector>(dst: &mut [u8], value: u8) {
 }
 
 /// The kernel of `fastpath::fill_nontemporal`: [`fill`] below the
-/// non-temporal threshold, [`fill_nontemporal`] from it, through the tier's
-/// entries of the two, `fill_entry` and `nontemporal_entry`. Below 64 KiB,
-/// the lowest threshold, it is `fill` with one comparison more, not taken,
-/// and no load.
+/// non-temporal threshold, and from 64 KiB, the lowest threshold,
+/// `from_threshold`, the tier's [`fill_from_threshold`]. Below 64 KiB it is
+/// `fill` with one comparison more, not taken, and no load.
 ///
 /// # Safety
 ///
-/// The CPU must support `V`'s instruction set, and the two entries must
-/// fill their first argument with their second.
+/// The CPU must support `V`'s instruction set, and `from_threshold` must
+/// fill its first argument with its second.
 #[inline(always)]
 pub(crate) unsafe fn fill_or_stream<V: Vector>(
     dst: &mut [u8],
     value: u8,
-    fill_entry: impl Fn(&mut [u8], u8),
-    nontemporal_entry: impl Fn(&mut [u8], u8),
+    from_threshold: impl Fn(&mut [u8], u8),
 ) {
     if dst.len() >= crate::arch::cache::MIN_NONTEMPORAL_THRESHOLD {
-        return fill_from_threshold(dst, value, fill_entry, nontemporal_entry);
+        return from_threshold(dst, value);
     }
     // SAFETY: as in `fill`.
     unsafe { fill_with::<V, false>(dst.as_mut_ptr(), dst.len(), value) }
 }
 
-/// [`fill_or_stream`] from 64 KiB. Cold, so that below 64 KiB the
-/// comparison that leads here is not taken and falls through to the
-/// fill: a taken branch costs a 256-byte fill more than this call
-/// costs a fill of 64 KiB. Generic over the two entries, so that it calls
-/// them directly.
-#[cold]
-#[inline(never)]
-fn fill_from_threshold<F, N>(dst: &mut [u8], value: u8, fill_entry: F, nontemporal_entry: N)
-where
-    F: Fn(&mut [u8], u8),
-    N: Fn(&mut [u8], u8),
-{
+/// [`fill_or_stream`] from 64 KiB: the tier's entry of [`fill_nontemporal`]
+/// from the threshold, of [`fill`] below it. The tier's entry passes it in
+/// a closure that is cold and never inlined, so that below 64 KiB the
+/// comparison that leads there is not taken and falls through to the fill
+/// (a taken branch costs a 256-byte fill more than the call costs a fill of
+/// 64 KiB), and that enables the tier's features, as the entries do.
+#[inline(always)]
+pub(crate) fn fill_from_threshold(
+    dst: &mut [u8],
+    value: u8,
+    fill_entry: impl Fn(&mut [u8], u8),
+    nontemporal_entry: impl Fn(&mut [u8], u8),
+) {
     if dst.len() >= crate::arch::cache::nontemporal_threshold() {
         nontemporal_entry(dst, value);
     } else {
