@@ -81,7 +81,7 @@
 //! src/arch/x86_64/{sse2,avx2}/   one tier each: its line (mod.rs) and its register (vector.rs)
 //! src/arch/x86_64/avx512/  the same, and its overrides: checksum.rs and copy.rs (masked loads,
 //!                          the copy-and-checksum), fill.rs (the masked short fill), vnni.rs
-//!                          (the VNNI table: the same vector, two overrides)
+//!                          (the VNNI table: the AVX-512 table as its base, two overrides)
 //! src/arch/aarch64/neon/   the NEON tier: its line, its register, its checksum.rs (pairwise
 //!                          adds)
 //! ```
@@ -105,9 +105,9 @@
 //! function, as in memchr; short inputs are handled inline before it.
 //! `primitives!` lists the primitives once; each tier is one `tier_type!`
 //! line (its type, [`Tier`], table name, target features and detection,
-//! vector, overrides), from which come its entry functions, each on a line
-//! of its own in the section `.text.fastpath.<table>.<primitive>`, and its
-//! [`Kernels`] table. Each architecture lists its tables once; the
+//! vector or base table, overrides), from which come its entry functions,
+//! each on a line of its own in the section
+//! `.text.fastpath.<table>.<primitive>`, and its [`Kernels`] table. Each architecture lists its tables once; the
 //! selection picks a tier with the policy of `tier.rs`, then that tier's
 //! last table this CPU runs (so the AVX-512 tier runs its VNNI table where
 //! the CPU has AVX512-VNNI, and nothing else names it). Tests, fuzz targets

@@ -16,7 +16,10 @@
 ///   `.text.fastpath.<table>.<primitive>` ([`line_aligned!`](crate::arch::line_aligned)),
 ///   and runs the generic algorithm of `arch/generic/` on the tier's
 ///   `vector`, or where the tier names one in `overrides`, its own function
-///   (which takes the same arguments as the generic one);
+///   (which takes the same arguments as the generic one). A second table
+///   of a tier names, in place of a vector, the `base` table whose entries
+///   it shares, and has entries of its own for its overrides alone (the
+///   AVX-512 tier's VNNI table);
 /// - `$name::KERNELS`, the tier's [`Kernels`](crate::arch::Kernels) table:
 ///   the tier `$tier`, the table's name, the entry functions, and the
 ///   table's safe functions for `arch::sum_kernel` and its kin;
@@ -30,7 +33,7 @@ macro_rules! tier_type {
         features: $features:literal,
         runtime: $runtime:expr,
         compile_time: $compile_time:expr,
-        vector: $vector:ty,
+        $source:ident: $source_type:ty,
         overrides: { $($primitive:ident: $override:path),* $(,)? } $(,)?
     ) => {
         $(#[$attr])*
@@ -111,7 +114,7 @@ macro_rules! tier_type {
             is_available: $name::is_available,
             enabled: $compile_time,
             features: [$features],
-            vector: $vector,
+            $source: $source_type,
             overrides: { $($primitive: $override),* },
         }
     };
@@ -121,7 +124,7 @@ macro_rules! tier_type {
         is_available: $is_available:expr,
         enabled: $enabled:expr,
         features: [$($features:literal)?],
-        vector: $vector:ty,
+        $source:ident: $source_type:ty,
         overrides: { $($primitive:ident: $override:path),* $(,)? } $(,)?
     ) => {
         $crate::arch::tier_type::tier_type! {
@@ -129,7 +132,7 @@ macro_rules! tier_type {
             is_available: $is_available,
             enabled: $enabled,
             features: [$($features)?],
-            vector: $vector,
+            source: [$source $source_type],
             overrides: { $($primitive: $override),* },
         }
 
@@ -303,7 +306,7 @@ macro_rules! tier_type {
         is_available: $is_available:expr,
         enabled: $enabled:expr,
         features: [$($features:literal)?],
-        vector: $vector:ty,
+        source: $source:tt,
         overrides: { $($primitive:ident: $override:path),* $(,)? } $(,)?
     ) => {
         /// The tier's entry functions and its table.
@@ -318,12 +321,21 @@ macro_rules! tier_type {
                 ($d other:ident, $d generic:expr) => { $d generic };
             }
 
+            /// `$yes` for a primitive the tier overrides, `$no` for the
+            /// others: a tier on a `base` table has entries of its own only
+            /// for its overrides.
+            #[allow(unused_macros)]
+            macro_rules! overridden {
+                $(($primitive, { $d($d yes:tt)* }, { $d($d no:tt)* }) => { $d($d yes)* };)*
+                ($d other:ident, { $d($d yes:tt)* }, { $d($d no:tt)* }) => { $d($d no)* };
+            }
+
             $crate::arch::primitives!(crate::arch::tier_type::tier_entries {
-                $table, [$($features)?], $vector
+                $table, [$($features)?], $source
             });
 
             $crate::arch::primitives!(crate::arch::tier_type::tier_table {
-                $name, $tier, $table, $is_available, $enabled
+                $name, $tier, $table, $is_available, $enabled, $source
             });
         }
     };
@@ -334,7 +346,7 @@ pub(crate) use tier_type;
 /// each through `pick`, which the caller defines.
 macro_rules! tier_entries {
     (
-        { $table:literal, $features:tt, $vector:ty }
+        { $table:literal, $features:tt, $source:tt }
         $(
             $(#[$doc:meta])*
             $primitive:ident($($arg:ident: $type:ty),*) $(-> $ret:ty)?
@@ -343,7 +355,7 @@ macro_rules! tier_entries {
     ) => {
         $(
             $crate::arch::tier_type::tier_entry! {
-                $table, $features, $vector,
+                $table, $features, $source,
                 $(#[$doc])*
                 $primitive($($arg: $type),*) $(-> $ret)? = $module::$generic($($call),*);
             }
@@ -352,10 +364,37 @@ macro_rules! tier_entries {
 }
 pub(crate) use tier_entries;
 
-/// One entry function of a tier (see [`tier_entries!`]).
+/// One entry function of a tier (see [`tier_entries!`]): on the tier's
+/// vector, or on a `base` table for an override only.
 macro_rules! tier_entry {
     (
-        $table:literal, [$($features:literal)?], $vector:ty,
+        $table:literal, $features:tt, [vector $vector:ty],
+        $(#[$doc:meta])*
+        $primitive:ident($($arg:ident: $type:ty),*) $(-> $ret:ty)?
+            = $module:ident::$generic:ident($($call:expr),*);
+    ) => {
+        $crate::arch::tier_type::tier_entry! {
+            @fn $table, $features, $vector,
+            $(#[$doc])*
+            $primitive($($arg: $type),*) $(-> $ret)? = $module::$generic($($call),*);
+        }
+    };
+    (
+        $table:literal, $features:tt, [base $base:ty],
+        $(#[$doc:meta])*
+        $primitive:ident($($arg:ident: $type:ty),*) $(-> $ret:ty)?
+            = $module:ident::$generic:ident($($call:expr),*);
+    ) => {
+        overridden!($primitive, {
+            $crate::arch::tier_type::tier_entry! {
+                @fn $table, $features, (),
+                $(#[$doc])*
+                $primitive($($arg: $type),*) $(-> $ret)? = $module::$generic($($call),*);
+            }
+        }, {});
+    };
+    (
+        @fn         $table:literal, [$($features:literal)?], $vector:ty,
         $(#[$doc:meta])*
         $primitive:ident($($arg:ident: $type:ty),*) $(-> $ret:ty)?
             = $module:ident::$generic:ident($($call:expr),*);
@@ -391,7 +430,7 @@ pub(crate) use tier_entry;
 /// [`tier_type!`]).
 macro_rules! tier_table {
     (
-        { $name:ident, $tier:expr, $table:literal, $is_available:expr, $enabled:expr }
+        { $name:ident, $tier:expr, $table:literal, $is_available:expr, $enabled:expr, $source:tt }
         $(
             $(#[$doc:meta])*
             $primitive:ident($($arg:ident: $type:ty),*) $(-> $ret:ty)?
@@ -405,7 +444,7 @@ macro_rules! tier_table {
                 name: $table,
                 is_available: $is_available,
                 enabled: $enabled,
-                $($primitive,)*
+                $($primitive: $crate::arch::tier_type::tier_field!($source, $primitive),)*
                 // Safe functions that call the table's kernels: they are
                 // reached only through a `&Kernels`, which exists only for a
                 // table this CPU runs.
@@ -420,3 +459,16 @@ macro_rules! tier_table {
     };
 }
 pub(crate) use tier_table;
+
+/// A field of a tier's table (see [`tier_table!`]): the tier's entry, or
+/// for a tier on a `base` table and a primitive it does not override, the
+/// base table's.
+macro_rules! tier_field {
+    ([vector $vector:ty], $primitive:ident) => {
+        $primitive
+    };
+    ([base $base:ty], $primitive:ident) => {
+        overridden!($primitive, { $primitive }, { <$base>::KERNELS.$primitive })
+    };
+}
+pub(crate) use tier_field;

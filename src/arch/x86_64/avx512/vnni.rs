@@ -1,5 +1,6 @@
-//! The AVX-512 tier's table with AVX512-VNNI: the AVX-512 kernels, with the
-//! checksum and the copy-and-checksum adding lines with `vpdpwssd`.
+//! The AVX-512 tier's table with AVX512-VNNI: the AVX-512 table (`base`),
+//! with the checksum and the copy-and-checksum adding lines with
+//! `vpdpwssd` (`overrides`); its other kernels are the AVX-512 table's.
 
 use super::detect;
 
@@ -16,7 +17,7 @@ crate::arch::tier_type::tier_type! {
         target_feature = "avx512bw",
         target_feature = "avx512vnni"
     )),
-    vector: crate::arch::x86_64::avx512::vector::Avx512Vector,
+    base: crate::arch::x86_64::avx512::Avx512,
     overrides: {
         checksum: crate::arch::x86_64::avx512::checksum::checksum_vnni,
         copy_checksum: crate::arch::x86_64::avx512::copy::copy_checksum_vnni,
