@@ -54,7 +54,7 @@
 //! - Beyond 256 bytes the stores are the work: a 64-byte store that splits a
 //!   cache line takes twice the slots of an aligned one, and four 64-byte
 //!   stores of 129-256 bytes took as long inline as in glibc (1.0×): those
-//!   lengths now call this kernel (see `fill::INLINE_MAX`).
+//!   lengths call the fill kernel (see `INLINE_MAX` in `src/fill.rs`).
 //!
 //! # Runtime dispatch without a call
 //!
@@ -66,7 +66,7 @@
 //! either, the two plain stores for 65-128 bytes (`fill_vectors_asm`).
 //! Against glibc, 3.0-3.6× at 1-64 bytes and 1.5-2.2× at 100-128, as fast as
 //! with AVX-512 enabled at compile time; through the dispatch pointer (an
-//! indirect call to this kernel) it was 1.3-1.5× at 1-64 bytes, and through
+//! indirect call to the fill kernel) it was 1.3-1.5× at 1-64 bytes, and through
 //! a direct call to a `#[target_feature]` function behind the same flag 1.5×
 //! (measured in a separate harness), and 65-256 bytes 0.9-1.0× through the
 //! dispatch.
