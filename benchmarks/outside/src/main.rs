@@ -37,7 +37,9 @@ use std::time::Instant;
 const REPS: usize = 31;
 
 type Fills = [(usize, usize)];
-type Copies = [(usize, usize, usize)];
+/// A copy's call: the source offset, the destination offset, the length.
+type CopyCall = (usize, usize, usize);
+type Copies = [CopyCall];
 
 #[inline(never)]
 fn fastpath_fill(buf: &mut [u8], calls: &Fills, value: u8) {
@@ -349,7 +351,7 @@ fn main() {
         }
     }
     if what.is_empty() || what == "copy" {
-        let mut rows: Vec<(String, Vec<(usize, usize, usize)>)> = Vec::new();
+        let mut rows: Vec<(String, Vec<CopyCall>)> = Vec::new();
         for &len in COPY_SIZES.iter().filter(|&&len| len <= max_len) {
             for (from, to) in [(0, 0), (1, 0), (0, 1), (14, 0), (0, 14)] {
                 let call = (src_base + from, dst_base + to, len);
