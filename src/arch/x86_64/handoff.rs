@@ -31,7 +31,9 @@
 //! lengths (128 bytes) rather than call `memset`: on AMD's Zen 4 alone,
 //! where they ran at 1.00-1.07× `slice::fill` from 129 bytes to 1 MiB,
 //! called as applications call, and `memset` behind the inline paths at
-//! 0.73-0.91× at 129-1024 bytes. Elsewhere fills below 1 KiB go to
+//! 0.73-0.91× at 129-1024 bytes (0.94-1.10× called directly from the call
+//! site, in both regimes: no faster than the kernels; BENCHMARKS.md, Zen 4,
+//! "Fills handed to `memset`"). Elsewhere fills below 1 KiB go to
 //! `memset` (`fill::FILL_KERNEL_FROM`): on an Intel Xeon of the
 //! Sapphire/Emerald Rapids class the own kernels ran at 0.67-0.88× at
 //! 129-512 bytes and `memset` at 0.87-0.91×; on Zen 3, random lengths up
