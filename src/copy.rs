@@ -32,10 +32,10 @@ const COPY_INLINE_MAX: usize = 64;
 /// Copies `src` into `dst`: `dst.copy_from_slice(src)` with no call for
 /// short packets and no slow path for any length or alignment.
 ///
-/// Up to 64 bytes the copy is inline: two or four overlapping moves, or on
-/// a CPU whose selected tier is AVX-512 (with BMI2) one masked load and one
-/// masked store, with no branch on the length; no call (a call into the C
-/// library's `memcpy` costs more than the moves at these lengths). Longer copies call the active tier's kernel, chosen once
+/// Up to 64 bytes the copy is inline: two or four overlapping moves, or in
+/// a build that enables AVX-512 one masked load and one masked store, with
+/// no branch on the length; no call (a call into the C library's `memcpy`
+/// costs more than the moves at these lengths). Longer copies call the active tier's kernel, chosen once
 /// (see [`Tier`](crate::Tier)): vectors loaded unaligned and stored aligned
 /// to the destination, never `rep movsb`, which some CPUs (AMD Zen 3 and
 /// Zen 4) run many times slower when the destination is a few bytes past

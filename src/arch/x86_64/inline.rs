@@ -15,14 +15,14 @@
 //! speed of glibc's AVX2 `memset` (a call to the kernel) to 1.22-1.66×, and
 //! random 0-256 byte fills from 0.88-0.94× to 0.96-1.01×.
 //!
-//! The copy of 0-64 bytes takes the same flag: where it allows AVX-512, one
-//! masked load and one masked store, both pointers checked to lie 64 bytes
-//! from the end of their page at least, as the fill's store is; in a build
-//! that enables AVX-512, the same without the flag. On Zen 4, called as
-//! applications call, 1-64 byte copies ran 0.97-1.17× as fast as with the
-//! overlapping moves (1.48-2.25× `copy_from_slice` rather than
-//! 1.38-2.16×; 64 bytes 1.06-1.11×) and random lengths of 0-64 bytes
-//! 0.96-0.98× as fast (BENCHMARKS.md, Zen 4, "Short copies inline").
+//! In a build that enables AVX-512, the copy of 0-64 bytes is one masked
+//! load and one masked store, both pointers checked to lie 64 bytes from
+//! the end of their page at least, as the fill's store is. Not behind the
+//! flag in other builds: on Zen 4 the masked moves ran fixed lengths
+//! 0.97-1.17× as fast as the overlapping ones with the AVX-512 tier, but
+//! the flag's tests slowed the copies of the AVX2 tier (AVX-512 masked
+//! off) from 1.11-2.16× `copy_from_slice` to 0.83-1.50× (BENCHMARKS.md,
+//! Zen 4, "Short copies inline").
 
 use core::sync::atomic::{AtomicU8, Ordering};
 
@@ -90,13 +90,6 @@ impl InlinePath for Inline {
         // SAFETY: the caller guarantees `len` writable bytes at `ptr`, and
         // `len` beyond the inline bound, so at least 65.
         len <= 128 && unsafe { masked::try_fill_vectors::<C>(ptr, len, value) }
-    }
-
-    #[cfg(not(all(target_feature = "avx512f", target_feature = "avx512bw")))]
-    #[inline(always)]
-    unsafe fn try_copy_short<C: Choose>(dst: *mut u8, src: *const u8, len: usize) -> bool {
-        // SAFETY: the caller's guarantees, passed on.
-        unsafe { masked::try_copy::<C>(dst, src, len) }
     }
 
     #[cfg(all(target_feature = "avx512f", target_feature = "avx512bw"))]
@@ -226,68 +219,6 @@ mod masked {
             choose::<C>();
         }
         false
-    }
-
-    /// Copies the `len <= 64` bytes at `src` to `dst` and returns `true` if
-    /// the masked load and store can do it: the flag on, and the 64 bytes
-    /// from each pointer in one page. Otherwise returns `false`, having
-    /// stored nothing, and if no choice was made yet, has `C` make it.
-    ///
-    /// # Safety
-    ///
-    /// `len` must be at most 64, `src` valid for reads and `dst` for writes
-    /// of `len` bytes, and the two must not overlap.
-    #[inline(always)]
-    pub(super) unsafe fn try_copy<C: Choose>(dst: *mut u8, src: *const u8, len: usize) -> bool {
-        let state = own_stores();
-        if state == ON && in_one_page(src) && in_one_page(dst) {
-            // SAFETY: `ON` means the CPU has AVX-512F, AVX-512BW and BMI2
-            // (`own_stores_with`); the length and pages were just checked,
-            // the caller guarantees the bytes.
-            unsafe { copy_masked_asm(dst, src, len) };
-            return true;
-        }
-        if state == UNSELECTED {
-            choose::<C>();
-        }
-        false
-    }
-
-    /// Copies the `len <= 64` bytes at `src` to `dst` with one masked
-    /// 64-byte load and one masked store, as inline assembly, inlined into
-    /// code compiled without AVX-512 as `fill_masked_asm` is: no branch on
-    /// the length. It uses `zmm16` and `k1`, declared clobbered.
-    ///
-    /// # Safety
-    ///
-    /// The CPU must support AVX-512F, AVX-512BW and BMI2; `len` must be at
-    /// most 64, `src` valid for reads and `dst` for writes of `len` bytes,
-    /// and the 64 bytes from each in one page ([`in_one_page`]).
-    #[inline(always)]
-    unsafe fn copy_masked_asm(dst: *mut u8, src: *const u8, len: usize) {
-        debug_assert!(len <= 64 && in_one_page(src) && in_one_page(dst));
-        // SAFETY: `bzhi` (BMI2), `kmovq` and `vmovdqu8` (AVX-512BW) exist on
-        // this CPU, as the caller guarantees. The mask has the low `len`
-        // bits set, so the load reads and the store writes exactly the
-        // `len` bytes at each pointer (masked-off bytes are neither read
-        // nor written, and lie in the same page, so they take no fault and
-        // no assist). Only the declared registers and the flags change.
-        unsafe {
-            core::arch::asm!(
-                "bzhi {mask}, {ones}, {len}",
-                "kmovq k1, {mask}",
-                "vmovdqu8 zmm16{{k1}}{{z}}, zmmword ptr [{src}]",
-                "vmovdqu8 zmmword ptr [{dst}]{{k1}}, zmm16",
-                dst = in(reg) dst,
-                src = in(reg) src,
-                len = in(reg) len,
-                ones = in(reg) u64::MAX,
-                mask = out(reg) _,
-                out("zmm16") _,
-                out("k1") _,
-                options(nostack)
-            );
-        }
     }
 
     /// Fills the `len` bytes at `ptr` with `value` and returns `true` if the
