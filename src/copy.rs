@@ -6,9 +6,10 @@
 use core::mem::MaybeUninit;
 
 use crate::Checksum;
-use crate::arch::memcpy::copy_short;
+use crate::arch::inline::copy_inline;
+use crate::arch::native::Inline;
 use crate::arch::scalar;
-use crate::dispatch::dispatch;
+use crate::dispatch::{Choice, dispatch};
 use crate::slice::{LengthMismatch, as_uninit_mut, assert_same_length, assume_init_mut};
 
 dispatch! {
@@ -31,9 +32,10 @@ const COPY_INLINE_MAX: usize = 64;
 /// Copies `src` into `dst`: `dst.copy_from_slice(src)` with no call for
 /// short packets and no slow path for any length or alignment.
 ///
-/// Up to 64 bytes the copy is inline: two or four overlapping moves, no
-/// call (a call into the C library's `memcpy` costs more than the moves at
-/// these lengths). Longer copies call the active tier's kernel, chosen once
+/// Up to 64 bytes the copy is inline: two or four overlapping moves, or in
+/// a build that enables AVX-512 one masked load and one masked store, with
+/// no branch on the length; no call (a call into the C library's `memcpy`
+/// costs more than the moves at these lengths). Longer copies call the active tier's kernel, chosen once
 /// (see [`Tier`](crate::Tier)): vectors loaded unaligned and stored aligned
 /// to the destination, never `rep movsb`, which some CPUs (AMD Zen 3 and
 /// Zen 4) run many times slower when the destination is a few bytes past
@@ -70,11 +72,11 @@ pub fn copy(dst: &mut [u8], src: &[u8]) {
     let len = src.len();
     assert_same_length(dst.len(), len);
     // SAFETY: `len` bytes are readable at `src` and writable at `dst`,
-    // which cannot overlap (one is borrowed mutably); `copy_short` takes
+    // which cannot overlap (one is borrowed mutably); `copy_inline` takes
     // `len <= 64` and `copy_long` the others.
     unsafe {
         if len <= COPY_INLINE_MAX {
-            copy_short(dst.as_mut_ptr(), src.as_ptr(), len);
+            copy_inline::<Inline, Choice>(dst.as_mut_ptr(), src.as_ptr(), len);
         } else {
             copy_long(dst.as_mut_ptr(), src.as_ptr(), len);
         }
@@ -104,7 +106,7 @@ pub fn copy_uninit<'d>(dst: &'d mut [MaybeUninit<u8>], src: &[u8]) -> &'d mut [u
     // SAFETY: as in `copy`.
     unsafe {
         if len <= COPY_INLINE_MAX {
-            copy_short(dst.as_mut_ptr().cast(), src.as_ptr(), len);
+            copy_inline::<Inline, Choice>(dst.as_mut_ptr().cast(), src.as_ptr(), len);
         } else {
             copy_long(dst.as_mut_ptr().cast(), src.as_ptr(), len);
         }

@@ -118,7 +118,7 @@ pub(crate) mod selection {
         #[cfg(feature = "std")]
         {
             #[cfg(target_arch = "x86_64")]
-            let own_copy_to = arch::x86_64::handoff::own_copy_to(tier);
+            let own_copy_to = arch::x86_64::handoff::own_copy_to(tier, crate::caches().l2);
             // No measurement elsewhere: the kernels to the x86_64 default.
             #[cfg(not(target_arch = "x86_64"))]
             let own_copy_to = 16 << 10;
@@ -297,7 +297,7 @@ mod tests {
     #[test]
     fn long_copies_keep_the_own_kernel_only_by_the_rules() {
         let tier = active_tier();
-        let to = crate::arch::x86_64::handoff::own_copy_to(tier);
+        let to = crate::arch::x86_64::handoff::own_copy_to(tier, crate::caches().l2);
         assert!(to >= 2 << 10);
         assert_eq!(crate::arch::memcpy::own_copy_to(), to);
     }

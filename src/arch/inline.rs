@@ -1,8 +1,9 @@
-//! The short path that [`crate::fill()`] inlines into its callers, written
-//! once over what each architecture adds to it ([`InlinePath`]): the
-//! widest vectors the build enables, stored by the fill algorithm's
-//! [`fill_short`], and stores of the architecture's own that the CPU found
-//! at run time allows.
+//! The short paths that [`crate::fill()`] and [`crate::copy()`] inline into
+//! their callers, written once over what each architecture adds to them
+//! ([`InlinePath`]): for the fill the widest vectors the build enables,
+//! stored by the fill algorithm's [`fill_short`], for the copy the moves of
+//! [`copy_short`], and stores (and loads) of the architecture's own that the
+//! CPU found at run time allows.
 //!
 //! Each architecture's module has a type `Inline` that implements
 //! [`InlinePath`]; `crate::fill()` names it through `arch::native`. Where
@@ -16,6 +17,7 @@
 use super::Kernels;
 use super::generic::fill::fill_short;
 use super::generic::vector::Vector;
+use super::memcpy::copy_short;
 
 /// The choice of the process's kernel table, made where it was not made
 /// yet: implemented above the kernels, by the dispatch, and passed down to
@@ -82,6 +84,20 @@ pub(crate) trait InlinePath {
         false
     }
 
+    /// Copies the `len` bytes at `src` to `dst` and returns `true`, if the
+    /// architecture has a faster way than [`copy_short`] for this length on
+    /// this CPU; otherwise returns `false`, having stored nothing. Where the
+    /// way depends on a choice not made yet, `C` makes it.
+    ///
+    /// # Safety
+    ///
+    /// `len` must be at most 64, `src` valid for reads and `dst` for writes
+    /// of `len` bytes, and the two must not overlap.
+    #[inline(always)]
+    unsafe fn try_copy_short<C: Choose>(_dst: *mut u8, _src: *const u8, _len: usize) -> bool {
+        false
+    }
+
     /// The hook of the selection: called with the table `kernels` once it
     /// is chosen for the process, so that the architecture can decide, and
     /// keep, which of its own stores the two functions above may use.
@@ -110,4 +126,26 @@ pub(crate) unsafe fn fill_inline<I: InlinePath, C: Choose>(ptr: *mut u8, len: us
     // architecture chose it by its `cfg`s), and the caller guarantees the
     // rest.
     unsafe { fill_short(I::Vector::splat(value), ptr, len) }
+}
+
+/// Copies the `len <= 64` bytes at `src` to `dst`, inline: with the
+/// architecture's own moves where `I` has them for this length, otherwise
+/// with the copy algorithm's short path ([`copy_short`]).
+///
+/// # Safety
+///
+/// `len` must be at most 64, `src` valid for reads and `dst` for writes of
+/// `len` bytes, and the two must not overlap.
+#[inline(always)]
+pub(crate) unsafe fn copy_inline<I: InlinePath, C: Choose>(
+    dst: *mut u8,
+    src: *const u8,
+    len: usize,
+) {
+    // SAFETY: the caller's guarantees, passed on.
+    unsafe {
+        if !I::try_copy_short::<C>(dst, src, len) {
+            copy_short(dst, src, len);
+        }
+    }
 }

@@ -37,7 +37,9 @@ use std::time::Instant;
 const REPS: usize = 31;
 
 type Fills = [(usize, usize)];
-type Copies = [(usize, usize, usize)];
+/// A copy's call: the source offset, the destination offset, the length.
+type CopyCall = (usize, usize, usize);
+type Copies = [CopyCall];
 
 #[inline(never)]
 fn fastpath_fill(buf: &mut [u8], calls: &Fills, value: u8) {
@@ -100,6 +102,18 @@ fn smoltcp_checksum(buf: &[u8], calls: &Fills) -> u16 {
     acc
 }
 
+/// A random row's calls: a table of 8192 (offset, length) pairs, lengths
+/// of 0..=`max` at offsets in the window from `base`, four times over.
+fn random_calls(random: &mut Random, base: usize, max: usize) -> Vec<(usize, usize)> {
+    let table: Vec<_> = (0..8192)
+        .map(|_| {
+            let len = random.below(max + 1);
+            (base + random.below(WINDOW - len + 1), len)
+        })
+        .collect();
+    table.repeat(4)
+}
+
 /// The checksum rows: each implementation's result checked against
 /// fastpath's first, then timed.
 fn checksums(buf: &[u8], base: usize, random: &mut Random, max_len: usize) {
@@ -113,17 +127,18 @@ fn checksums(buf: &[u8], base: usize, random: &mut Random, max_len: usize) {
         }
     }
     for &max in &[64, 1500] {
-        let table: Vec<_> = (0..8192)
-            .map(|_| {
-                let len = random.below(max + 1);
-                (base + random.below(WINDOW - len + 1), len)
-            })
-            .collect();
-        rows.push((format!("checksum random 0..={max}"), table.repeat(4)));
+        rows.push((
+            format!("checksum random 0..={max}"),
+            random_calls(random, base, max),
+        ));
     }
     for (name, calls) in &rows {
         let expected = fastpath_checksum(buf, calls);
-        assert_eq!(etherparse_checksum(buf, calls), expected, "{name}: etherparse");
+        assert_eq!(
+            etherparse_checksum(buf, calls),
+            expected,
+            "{name}: etherparse"
+        );
         assert_eq!(smoltcp_checksum(buf, calls), expected, "{name}: smoltcp");
         let n = calls.len();
         let (mut ether, mut smol, mut noise, mut ns) = (vec![], vec![], vec![], vec![]);
@@ -274,9 +289,9 @@ fn distances() {
 
 fn main() {
     let what = std::env::args().nth(1).unwrap_or_default();
-    let max_len: usize = std::env::args()
-        .nth(2)
-        .map_or(usize::MAX, |max| max.parse().expect("MAX: a length in bytes"));
+    let max_len: usize = std::env::args().nth(2).map_or(usize::MAX, |max| {
+        max.parse().expect("MAX: a length in bytes")
+    });
     if what == "distance" {
         return distances();
     }
@@ -294,7 +309,12 @@ fn main() {
         let data: Vec<u8> = (0..src.len().min(1 << 20))
             .map(|i| (i as u32).wrapping_mul(2_654_435_761).to_le_bytes()[2])
             .collect();
-        checksums(&data, data.as_ptr().align_offset(4096), &mut random, max_len);
+        checksums(
+            &data,
+            data.as_ptr().align_offset(4096),
+            &mut random,
+            max_len,
+        );
     }
     if what.is_empty() || what == "fill" {
         let mut rows: Vec<(String, Vec<(usize, usize)>)> = FILL_SIZES
@@ -303,13 +323,10 @@ fn main() {
             .map(|&len| (format!("fill {len}"), vec![(dst_base, len); repeats(len)]))
             .collect();
         for &max in RANDOM_MAX {
-            let table: Vec<_> = (0..8192)
-                .map(|_| {
-                    let len = random.below(max + 1);
-                    (dst_base + random.below(WINDOW - len + 1), len)
-                })
-                .collect();
-            rows.push((format!("fill random 0..={max}"), table.repeat(4)));
+            rows.push((
+                format!("fill random 0..={max}"),
+                random_calls(&mut random, dst_base, max),
+            ));
         }
         for (name, calls) in &rows {
             let n = calls.len();
@@ -334,7 +351,7 @@ fn main() {
         }
     }
     if what.is_empty() || what == "copy" {
-        let mut rows: Vec<(String, Vec<(usize, usize, usize)>)> = Vec::new();
+        let mut rows: Vec<(String, Vec<CopyCall>)> = Vec::new();
         for &len in COPY_SIZES.iter().filter(|&&len| len <= max_len) {
             for (from, to) in [(0, 0), (1, 0), (0, 1), (14, 0), (0, 14)] {
                 let call = (src_base + from, dst_base + to, len);

@@ -66,6 +66,7 @@ const CHUNK: usize = 1 << 20;
 /// of a page. On the mix of `pcap bench --generate --mix` (Intel Xeon,
 /// Sapphire Rapids class) it takes `verify` from 258 to 238 ms;
 /// 1024 to 16384 bytes all measured within 5% of that.
+#[cfg(all(unix, target_arch = "x86_64"))]
 const PREFETCH_DISTANCE: usize = 4096;
 
 /// The smallest section header block: its fields without options.

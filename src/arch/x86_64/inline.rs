@@ -1,4 +1,5 @@
-//! What [`crate::fill()`] inlines into its callers on x86_64.
+//! What [`crate::fill()`] and [`crate::copy()`] inline into their callers
+//! on x86_64.
 //!
 //! The inline path stores the widest vectors the build enables: AVX-512,
 //! AVX2 or SSE2 (part of every x86_64 CPU). In a build without AVX-512, on a
@@ -13,6 +14,15 @@
 //! with AVX-512 masked off, 100 and 128-byte fills went from 0.73-0.83× the
 //! speed of glibc's AVX2 `memset` (a call to the kernel) to 1.22-1.66×, and
 //! random 0-256 byte fills from 0.88-0.94× to 0.96-1.01×.
+//!
+//! In a build that enables AVX-512, the copy of 0-64 bytes is one masked
+//! load and one masked store, both pointers checked to lie 64 bytes from
+//! the end of their page at least, as the fill's store is. Not behind the
+//! flag in other builds: on Zen 4 the masked moves ran fixed lengths
+//! 0.97-1.17× as fast as the overlapping ones with the AVX-512 tier, but
+//! the flag's tests slowed the copies of the AVX2 tier (AVX-512 masked
+//! off) from 1.11-2.16× `copy_from_slice` to 0.83-1.50× (BENCHMARKS.md,
+//! Zen 4, "Short copies inline").
 
 use core::sync::atomic::{AtomicU8, Ordering};
 
@@ -80,6 +90,26 @@ impl InlinePath for Inline {
         // SAFETY: the caller guarantees `len` writable bytes at `ptr`, and
         // `len` beyond the inline bound, so at least 65.
         len <= 128 && unsafe { masked::try_fill_vectors::<C>(ptr, len, value) }
+    }
+
+    #[cfg(all(target_feature = "avx512f", target_feature = "avx512bw"))]
+    #[inline(always)]
+    unsafe fn try_copy_short<C: crate::arch::inline::Choose>(
+        dst: *mut u8,
+        src: *const u8,
+        len: usize,
+    ) -> bool {
+        use super::avx512::fill::in_one_page;
+        if !(in_one_page(src) && in_one_page(dst)) {
+            return false;
+        }
+        // SAFETY: the build enables AVX-512F and AVX-512BW; the caller
+        // guarantees `len <= 64` bytes readable at `src` and writable at
+        // `dst`; the masks select exactly those bytes, and the masked-off
+        // ones lie in the same pages (just checked), so neither access
+        // touches another page.
+        unsafe { copy_masked(dst, src, len) };
+        true
     }
 
     /// Keeps which stores the inline paths may use with `kernels`.
@@ -221,5 +251,30 @@ mod masked {
             }
             _ => false,
         }
+    }
+}
+
+/// Copies the `len <= 64` bytes at `src` to `dst` with one masked 64-byte
+/// load and one masked store, in a build that enables AVX-512: no branch on
+/// the length.
+///
+/// # Safety
+///
+/// `len` must be at most 64, `src` valid for reads and `dst` for writes of
+/// `len` bytes, and the 64 bytes from each in one page.
+#[cfg(all(target_feature = "avx512f", target_feature = "avx512bw"))]
+#[inline(always)]
+unsafe fn copy_masked(dst: *mut u8, src: *const u8, len: usize) {
+    use core::arch::x86_64::{_mm512_mask_storeu_epi8, _mm512_maskz_loadu_epi8};
+    debug_assert!(len <= 64);
+    // The low `len` bits: `bzhi` where BMI2 is enabled.
+    let mask = u64::MAX.checked_shr(64 - len as u32).unwrap_or(0);
+    // SAFETY: the build enables AVX-512F and AVX-512BW. The mask selects
+    // exactly the `len` bytes at each pointer, which the caller guarantees;
+    // masked-off bytes are neither read nor written, and lie in the same
+    // page as the others.
+    unsafe {
+        let v = _mm512_maskz_loadu_epi8(mask, src.cast());
+        _mm512_mask_storeu_epi8(dst.cast(), mask, v);
     }
 }
