@@ -12,8 +12,8 @@
 //!   the call site, with the widest vectors the build enables: overlapping
 //!   stores, and for 0-64 bytes with AVX-512 one masked store. An
 //!   architecture may add stores of its own for the CPU found at run time
-//!   (on x86_64, AVX-512 or AVX2 stores for 65-128 bytes in a build without
-//!   AVX2): see `arch::inline`;
+//!   (on x86_64, AVX-512 stores in a build without AVX-512, and AVX2 stores
+//!   for 65-128 bytes in a build without AVX2): see `arch::inline`;
 //! - longer fills call the [active tier](crate::active_tier)'s kernel, chosen
 //!   and cached at the first call, through the crate's one dispatch macro,
 //!   so that `FASTPATH_TIER` caps it as it caps every primitive; or, with
@@ -98,9 +98,10 @@ unsafe fn memset_or_stream(dst: &mut [u8], value: u8) {
 ///
 /// Short fills (up to 128 bytes with AVX2 or AVX-512 enabled at compile
 /// time, 64 otherwise) are stored inline, without a call: with
-/// AVX-512, 0-64 bytes take one masked store. A build without AVX2 stores
-/// 65-128 bytes inline with AVX-512 or AVX2 on a CPU that has them (behind
-/// a flag set at the first call). Longer fills call the active tier's
+/// AVX-512, 0-64 bytes take one masked store. A build without AVX-512 at
+/// compile time uses it too on a CPU that has it, and a build without AVX2
+/// stores 65-128 bytes inline with AVX2 on a CPU that has that (behind a
+/// flag set at the first call). Longer fills call the active tier's
 /// kernel, chosen once (see [`Tier`](crate::Tier) for how, and how
 /// `FASTPATH_TIER` caps it); with `std`, on the CPUs where no measurement
 /// shows that kernel faster than the C library's `memset` (all but AMD

@@ -1,26 +1,31 @@
 //! What [`crate::fill()`] and [`crate::copy()`] inline into their callers
 //! on x86_64.
 //!
-//! The inline paths store the widest vectors the build enables: AVX-512,
-//! AVX2 or SSE2 (part of every x86_64 CPU); in a build that enables
-//! AVX-512, fills and copies of 0-64 bytes are one masked store (and load),
-//! both pointers checked to lie 64 bytes from the end of their page at
-//! least. In a build without AVX-512, fills of 65-128 bytes, past the
-//! SSE2 path's 64, take two AVX-512 stores on a CPU whose selected tier is
-//! AVX-512, or four AVX2 stores where it is AVX2, as inline assembly behind
-//! one test of a flag, [`own_stores`], which the selection sets through its
-//! hook ([`InlinePath::selected`]): no call at all. On Zen 4 with AVX-512
-//! masked off, 100 and 128-byte fills went from 0.73-0.83× the speed of
-//! glibc's AVX2 `memset` (a call to the kernel) to 1.22-1.66×, and random
-//! 0-256 byte fills from 0.88-0.94× to 0.96-1.01×.
+//! The inline path stores the widest vectors the build enables: AVX-512,
+//! AVX2 or SSE2 (part of every x86_64 CPU). In a build without AVX-512, on a
+//! CPU whose selected tier is AVX-512 and which has BMI2, 0-64 bytes still
+//! take the masked AVX-512 store inline, and in a build without AVX2 either
+//! (the default `x86_64` target) 65-128 bytes two plain AVX-512 stores, as
+//! inline assembly behind one test of a flag, [`own_stores`], which the
+//! selection sets through its hook ([`InlinePath::selected`]): no call at
+//! all (see [`super::avx512::fill`] for why, and what it measured). On a
+//! CPU whose selected tier is AVX2 (or AVX-512 without BMI2), that build
+//! stores 65-128 bytes inline with four AVX2 stores the same way: on Zen 4
+//! with AVX-512 masked off, 100 and 128-byte fills went from 0.73-0.83× the
+//! speed of glibc's AVX2 `memset` (a call to the kernel) to 1.22-1.66×, and
+//! random 0-256 byte fills from 0.88-0.94× to 0.96-1.01×.
 //!
-//! Shorter fills and copies test no flag: on Zen 4, called as applications
-//! call, the masked store behind it filled 1-64 bytes 0.83-1.11× as fast as
-//! the SSE2 stores without the test with the AVX-512 tier, and 0.67-0.95×
-//! with the AVX2 tier; the masked copy ran 0.97-1.17× as fast as the moves
-//! with the AVX-512 tier, but the test slowed the AVX2 tier's copies from
-//! 1.11-2.16× `copy_from_slice` to 0.83-1.50× (BENCHMARKS.md, Zen 4,
-//! "Short copies and fills inline").
+//! In a build that enables AVX-512, the copy of 0-64 bytes is one masked
+//! load and one masked store, both pointers checked to lie 64 bytes from
+//! the end of their page at least, as the fill's store is. Not behind the
+//! flag in other builds: on Zen 4 the masked moves ran fixed lengths
+//! 0.97-1.17× as fast as the overlapping ones with the AVX-512 tier, but
+//! the flag's tests slowed the copies of the AVX2 tier (AVX-512 masked
+//! off) from 1.11-2.16× `copy_from_slice` to 0.83-1.50×. The fill keeps
+//! the flag: its tests cost the AVX2 tier's short fills as much, but
+//! without them the AVX-512 tier fills random lengths of 0-64 bytes with
+//! branches where the masked store has none, at half the speed
+//! (BENCHMARKS.md, Zen 4, "Short copies and fills inline").
 
 use core::sync::atomic::{AtomicU8, Ordering};
 
@@ -77,6 +82,13 @@ impl InlinePath for Inline {
 
     #[cfg(not(all(target_feature = "avx512f", target_feature = "avx512bw")))]
     #[inline(always)]
+    unsafe fn try_fill_short<C: Choose>(ptr: *mut u8, len: usize, value: u8) -> bool {
+        // SAFETY: the caller's guarantees, passed on.
+        unsafe { masked::try_fill::<C>(ptr, len, value) }
+    }
+
+    #[cfg(not(all(target_feature = "avx512f", target_feature = "avx512bw")))]
+    #[inline(always)]
     unsafe fn try_fill_long<C: Choose>(ptr: *mut u8, len: usize, value: u8) -> bool {
         // SAFETY: the caller guarantees `len` writable bytes at `ptr`, and
         // `len` beyond the inline bound, so at least 65.
@@ -111,23 +123,24 @@ impl InlinePath for Inline {
 
 /// Which stores the inline paths may use with `kernels` chosen: the AVX-512
 /// stores need the AVX-512 tier selected (so the CPU has AVX-512F and
-/// AVX-512BW, and `FASTPATH_TIER` allows them); the AVX2 stores the AVX2
-/// tier.
+/// AVX-512BW, and `FASTPATH_TIER` allows them) and BMI2, for `bzhi`; the
+/// AVX2 stores the AVX2 tier or the AVX-512 one (whose CPUs have AVX2).
 fn own_stores_with(kernels: &Kernels) -> u8 {
+    use super::detect::{self, BMI2};
     match kernels.tier() {
-        crate::Tier::Avx512 => ON,
-        crate::Tier::Avx2 => AVX2,
+        crate::Tier::Avx512 if detect::has(BMI2) => ON,
+        crate::Tier::Avx512 | crate::Tier::Avx2 if detect::has(detect::AVX2) => AVX2,
         _ => OFF,
     }
 }
 
-/// The AVX-512 or AVX2 stores for 65-128 bytes, inline, where the build
-/// does not enable AVX2: behind the flag that the selection sets with its
-/// choice ([`own_stores`]).
+/// The AVX-512 stores for 0-128 bytes, inline, where the build does not
+/// enable AVX-512 but the CPU has it: behind the flag that the selection
+/// sets with its choice ([`own_stores`]).
 #[cfg(not(all(target_feature = "avx512f", target_feature = "avx512bw")))]
 mod masked {
     use super::{AVX2, Choose, ON, UNSELECTED, own_stores};
-    use crate::arch::x86_64::avx512::fill::fill_vectors_asm;
+    use crate::arch::x86_64::avx512::fill::{fill_masked_asm, fill_vectors_asm, in_one_page};
 
     /// Has `C` make the choice not made yet. Cold, so that the branches of
     /// the inline paths that lead here are weighed as rarely taken, and the
@@ -182,6 +195,33 @@ mod masked {
                 options(nostack, preserves_flags)
             );
         }
+    }
+
+    /// Fills the `len` bytes at `ptr` with `value` and returns `true` if the
+    /// masked store can do it: `len` at most 64, the flag on, and the 64
+    /// bytes from `ptr` in one page. Otherwise, returns `false`, having
+    /// stored nothing, and if no choice was made yet, has `C` make it.
+    ///
+    /// # Safety
+    ///
+    /// `ptr` must be valid for writes of `len` bytes.
+    #[inline(always)]
+    pub(super) unsafe fn try_fill<C: Choose>(ptr: *mut u8, len: usize, value: u8) -> bool {
+        if len > 64 {
+            return false;
+        }
+        let state = own_stores();
+        if state == ON && in_one_page(ptr) {
+            // SAFETY: `ON` means the CPU has AVX-512F, AVX-512BW and BMI2
+            // (`own_stores_with`); the length and page were just checked,
+            // the caller guarantees that the bytes are writable.
+            unsafe { fill_masked_asm(ptr, len, value) };
+            return true;
+        }
+        if state == UNSELECTED {
+            choose::<C>();
+        }
+        false
     }
 
     /// Fills the `len` bytes at `ptr` with `value` and returns `true` if the
