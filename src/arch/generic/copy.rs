@@ -112,7 +112,7 @@ pub(crate) unsafe fn copy_beyond_short<V: Vector, const HAND_OFF: bool>(
     // SAFETY: with `len > 64 >= w`: the vectors from the start and those
     // that end at `len` are `k` each with `k * w <= len` (`len > k * w` by
     // each branch's bound, halved), so they lie inside both buffers and,
-    // together, cover `0..len`; beyond `8w`, `copy_long`'s conditions, or
+    // together, cover `0..len`; beyond `8w`, `try_copy_long`'s and `copy_lines`'s conditions, or
     // `copy_nonoverlapping`'s, which are the caller's.
     unsafe {
         if len <= 2 * w {
@@ -145,7 +145,9 @@ pub(crate) unsafe fn copy_beyond_short<V: Vector, const HAND_OFF: bool>(
             if HAND_OFF && len > own_copy_to() {
                 return core::ptr::copy_nonoverlapping(src, dst, len);
             }
-            V::copy_long(dst, src, len);
+            if !V::try_copy_long(dst, src, len) {
+                copy_lines::<V>(dst, src, len);
+            }
         }
     }
 }

@@ -7,7 +7,7 @@
 //! With `W` the width of the tier's vector (16 bytes for SSE2, NEON and the
 //! portable tier, 32 for AVX2, 64 for AVX-512) and `len` the length:
 //!
-//! - `len <= 64`: the tier's own short path ([`Vector::fill_upto_64`]): for
+//! - `len <= 64`: the tier's own short path ([`Vector::try_fill_upto_64`]), if any: for
 //!   AVX-512 one store under a byte mask; otherwise four overlapping 4-byte
 //!   words for 4-16 bytes, three single bytes for 1-3 ([`fill_words`]), and
 //!   four overlapping 16-byte stores at 0, `d`, `len - 16 - d` and
@@ -287,6 +287,40 @@ pub(crate) fn fill_from_threshold(
     }
 }
 
+/// Fills the `len <= 64` bytes at `ptr` with the byte in every lane of
+/// `v`: the tier's own way where it has one
+/// ([`Vector::try_fill_upto_64`]); otherwise up to 16 bytes with
+/// [`fill_words`], and 17-64 as four overlapping 16-byte stores at 0, `d`,
+/// `len - 16 - d` and `len - 16`, `d` 0 below 32, 16 from 32 and 32 at 64,
+/// with no branch between two stores and four.
+///
+/// # Safety
+///
+/// The CPU must support `V`'s instruction set, `len` must be at most 64,
+/// and `ptr` must be valid for writes of `len` bytes.
+#[inline(always)]
+unsafe fn fill_upto_64<V: Vector>(v: V, ptr: *mut u8, len: usize) {
+    debug_assert!(len <= 64);
+    // SAFETY: the caller's guarantees; the four stores start at 0, `d`,
+    // `len - 16 - d` and `len - 16`, all in `0..=len - 16` as
+    // `d <= len - 16`, and cover `0..16` and `len - 16..len` below 32,
+    // `0..32` and `len - 32..len` from 32, and all of `0..64` at 64.
+    unsafe {
+        if v.try_fill_upto_64(ptr, len) {
+            return;
+        }
+        if len <= 16 {
+            fill_words(ptr, len, v.low_word());
+        } else {
+            let d = len / 32 * 16;
+            v.store16(ptr);
+            v.store16(ptr.add(d));
+            v.store16(ptr.add(len - 16 - d));
+            v.store16(ptr.add(len - 16));
+        }
+    }
+}
+
 /// Fills the `len <= 4 * V::BYTES` bytes at `ptr` with the byte in every
 /// lane of `v`, without a loop: the tier's path up to 64 bytes, then
 /// four overlapping vectors (or two, behind a branch, without
@@ -308,7 +342,7 @@ pub(crate) unsafe fn fill_short<V: Vector>(v: V, ptr: *mut u8, len: usize) {
     // at `4w`, so that they cover `0..2w` or `0..4w` and end at `len`.
     unsafe {
         if len <= 64 {
-            v.fill_upto_64(ptr, len);
+            fill_upto_64(v, ptr, len);
         } else if V::BRANCH_FREE_SHORT {
             let d = len / (2 * w) * w;
             v.store_unaligned(ptr);

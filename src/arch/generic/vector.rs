@@ -111,39 +111,25 @@ pub(crate) trait Vector: Copy {
     unsafe fn low_word(self) -> u64;
 
     /// Fills the `len <= 64` bytes at `ptr` with the byte in every lane of
-    /// `self`; AVX-512 stores under a byte mask. By default: up to 16 bytes
-    /// with [`fill_words`](super::fill::fill_words), and 17-64 as four
-    /// overlapping 16-byte stores at 0, `d`, `len - 16 - d` and `len - 16`,
-    /// `d` 0 below 32, 16 from 32 and 32 at 64, with no branch between two
-    /// stores and four.
+    /// `self` in the tier's own way, and returns `true`; or returns `false`,
+    /// having stored nothing, for the fill algorithm's own short path
+    /// (`generic::fill::fill_upto_64`). By default `false`; AVX-512 stores
+    /// under a byte mask.
     ///
     /// # Safety
     ///
     /// The CPU must support the vector's instruction set, `len` must be at
     /// most 64, and `ptr` must be valid for writes of `len` bytes.
     #[inline(always)]
-    unsafe fn fill_upto_64(self, ptr: *mut u8, len: usize) {
-        debug_assert!(len <= 64);
-        // SAFETY: the caller's guarantees; the four stores start at 0, `d`,
-        // `len - 16 - d` and `len - 16`, all in `0..=len - 16` as
-        // `d <= len - 16`, and cover `0..16` and `len - 16..len` below 32,
-        // `0..32` and `len - 32..len` from 32, and all of `0..64` at 64.
-        unsafe {
-            if len <= 16 {
-                super::fill::fill_words(ptr, len, self.low_word());
-            } else {
-                let d = len / 32 * 16;
-                self.store16(ptr);
-                self.store16(ptr.add(d));
-                self.store16(ptr.add(len - 16 - d));
-                self.store16(ptr.add(len - 16));
-            }
-        }
+    unsafe fn try_fill_upto_64(self, _ptr: *mut u8, _len: usize) -> bool {
+        false
     }
 
-    /// Copies the `len > 8 * Self::BYTES` bytes at `src` to `dst`: by
-    /// default [`copy_lines`](super::copy::copy_lines) with this vector; a
-    /// tier may pick another vector for some placements.
+    /// Copies the `len > 8 * Self::BYTES` bytes at `src` to `dst` in the
+    /// tier's own way, and returns `true`; or returns `false`, having stored
+    /// nothing, for the copy algorithm's loop on this vector
+    /// (`generic::copy::copy_lines`). By default `false`; AVX-512 picks
+    /// another vector for some placements.
     ///
     /// # Safety
     ///
@@ -151,9 +137,8 @@ pub(crate) trait Vector: Copy {
     /// more than `8 * Self::BYTES`, `src` valid for reads and `dst` for
     /// writes of `len` bytes, and the two must not overlap.
     #[inline(always)]
-    unsafe fn copy_long(dst: *mut u8, src: *const u8, len: usize) {
-        // SAFETY: the caller's guarantees.
-        unsafe { super::copy::copy_lines::<Self>(dst, src, len) }
+    unsafe fn try_copy_long(_dst: *mut u8, _src: *const u8, _len: usize) -> bool {
+        false
     }
 }
 

@@ -1,5 +1,5 @@
 //! The AVX-512 fill's own short path: one masked store for 0-64 bytes
-//! ([`Avx512Vector`](super::vector::Avx512Vector)'s `fill_upto_64`), on the
+//! ([`Avx512Vector`](super::vector::Avx512Vector)'s `try_fill_upto_64`), on the
 //! shared fill algorithm (`arch/generic/fill.rs`), and the same store as
 //! inline assembly for `arch::x86_64::inline`.
 //!
@@ -145,7 +145,7 @@ pub(super) unsafe fn fill_across_page(value: u8, ptr: *mut u8, len: usize) {
 
 /// Whether the 64 bytes from `ptr` lie in one page, so that a masked store
 /// there never touches another page: the condition of the masked store in
-/// `Avx512Vector::fill_upto_64` and `fill_masked_asm`.
+/// `Avx512Vector::try_fill_upto_64` and `fill_masked_asm`.
 #[inline(always)]
 pub(crate) fn in_one_page(ptr: *const u8) -> bool {
     ptr as usize % PAGE <= PAGE - 64

@@ -75,7 +75,7 @@ impl Vector for Avx512Vector {
 
     /// One store under a byte mask (see `fill.rs`).
     #[inline(always)]
-    unsafe fn fill_upto_64(self, ptr: *mut u8, len: usize) {
+    unsafe fn try_fill_upto_64(self, ptr: *mut u8, len: usize) -> bool {
         // SAFETY: the caller guarantees AVX-512F and BW and `len <= 64`
         // writable bytes at `ptr`. The mask selects exactly those bytes; the
         // masked-off ones are in the same page as `ptr` (the first branch)
@@ -90,6 +90,7 @@ impl Vector for Avx512Vector {
                 fill_across_page(self.low_word() as u8, ptr, len);
             }
         }
+        true
     }
 
     /// 64-byte vectors, except on AMD CPUs where the source is not aligned
@@ -104,7 +105,7 @@ impl Vector for Avx512Vector {
     /// until Ice Lake, a 32-byte store takes a whole store slot, and this
     /// was not measured on one.
     #[inline(always)]
-    unsafe fn copy_long(dst: *mut u8, src: *const u8, len: usize) {
+    unsafe fn try_copy_long(dst: *mut u8, src: *const u8, len: usize) -> bool {
         let splits_lines = !(src as usize).wrapping_sub(dst as usize).is_multiple_of(64);
         // SAFETY: the caller's guarantees; AVX-512F implies AVX2, and
         // `len > 8 * 64` is more than eight 32-byte vectors.
@@ -115,5 +116,6 @@ impl Vector for Avx512Vector {
                 copy_lines::<Self>(dst, src, len);
             }
         }
+        true
     }
 }
