@@ -498,37 +498,28 @@ pub extern "C" fn fp_version() -> *const c_char {
 #[must_use]
 #[unsafe(no_mangle)]
 pub extern "C" fn fp_active_tier() -> *const c_char {
+    // Each tier's `Tier::name`, as a C string, made once: no list of names
+    // of the interface's own.
+    static NAMES: std::sync::OnceLock<Vec<(fp::Tier, std::ffi::CString)>> =
+        std::sync::OnceLock::new();
+    let names = NAMES.get_or_init(|| {
+        fp::Tier::ALL
+            .into_iter()
+            // A tier's name holds no NUL byte.
+            .map(|tier| {
+                (
+                    tier,
+                    std::ffi::CString::new(tier.name()).unwrap_or_default(),
+                )
+            })
+            .collect()
+    });
     let tier = fp::active_tier();
-    let name = fp::Tier::ALL
-        .into_iter()
-        .zip(TIER_NAMES)
-        .find_map(|(t, name)| (t == tier).then_some(name))
-        // Not reached: `Tier::ALL` holds every tier.
-        .unwrap_or(c"unknown");
-    name.as_ptr()
+    names
+        .iter()
+        .find(|(t, _)| *t == tier)
+        .map_or(c"unknown".as_ptr(), |(_, name)| name.as_ptr())
 }
-
-/// [`fp::Tier::name`] of each tier of [`fp::Tier::ALL`], at its index, as a
-/// C string: a table that cannot fall out of date, since its length is that
-/// of `Tier::ALL` and each name is checked against `Tier::name` at compile
-/// time.
-const TIER_NAMES: [&core::ffi::CStr; fp::Tier::ALL.len()] =
-    [c"portable", c"sse2", c"neon", c"avx2", c"avx512"];
-
-const _: () = {
-    let mut i = 0;
-    while i < TIER_NAMES.len() {
-        let c = TIER_NAMES[i].to_bytes();
-        let name = fp::Tier::ALL[i].name().as_bytes();
-        assert!(c.len() == name.len(), "TIER_NAMES differs from Tier::name");
-        let mut j = 0;
-        while j < c.len() {
-            assert!(c[j] == name[j], "TIER_NAMES differs from Tier::name");
-            j += 1;
-        }
-        i += 1;
-    }
-};
 
 /// A description of an `fp_error` code, as a static string.
 #[must_use]
@@ -1273,15 +1264,13 @@ mod tests {
     }
 
     /// `fp_active_tier()` names the library's active tier, as `Tier::name`
-    /// spells it, and every tier has its C name.
+    /// spells it, and the same string at every call.
     #[test]
     fn the_tier_name_is_the_librarys() {
         // SAFETY: fp_active_tier returns a static NUL-terminated string.
         let text = unsafe { core::ffi::CStr::from_ptr(fp_active_tier()) };
         assert_eq!(text.to_str(), Ok(fp::active_tier().name()));
-        for (tier, name) in fp::Tier::ALL.into_iter().zip(TIER_NAMES) {
-            assert_eq!(name.to_str(), Ok(tier.name()));
-        }
+        assert_eq!(fp_active_tier(), fp_active_tier());
     }
 
     /// An IPv4 packet carrying UDP with its checksum right.
