@@ -831,6 +831,46 @@ fn addresses_as_octets_or_core_net_types_alike() {
 
 /// The common call sites infer their types: a parsed address for a NAT
 /// rewrite, and a `u32` or `u128` for an update, with no annotation.
+/// Behind an RPL source route (RFC 6554) with segments left, the final
+/// destination takes the prefix it elides from the Destination Address: a
+/// rewrite of that field changes the pseudo-header through those bytes, and
+/// the checksum stays right. (Found by the `packet` fuzz target; its input
+/// is the seed `fuzz/seeds/packet/ipv6-rpl-elided-prefix-nat`.)
+#[test]
+fn a_destination_rewrite_behind_an_rpl_route_keeps_the_checksum_right() {
+    let source = [0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1];
+    let destination = [0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2];
+    // Next Header UDP, Hdr Ext Len 2 (24 bytes), type 3, two segments left;
+    // CmprI = CmprE = 8, no padding: two addresses of 8 bytes each, whose
+    // first 8 bytes are the Destination Address's.
+    let mut routing = vec![17, 2, 3, 2, 0x88, 0, 0, 0];
+    routing.extend_from_slice(&[0, 0, 0, 0, 0, 0, 0, 7]);
+    routing.extend_from_slice(&[0, 0, 0, 0, 0, 0, 0, 9]);
+    let udp = [
+        0x04, 0x00, 0x00, 0x35, 0x00, 0x0c, 0x00, 0x00, b'p', b'i', b'n', b'g',
+    ];
+    let mut packet = vec![0x60, 0, 0, 0, 0, (routing.len() + udp.len()) as u8, 43, 64];
+    packet.extend_from_slice(&source);
+    packet.extend_from_slice(&destination);
+    packet.extend_from_slice(&routing);
+    packet.extend_from_slice(&udp);
+    packet::fix(&mut packet, ProtocolSet::ALL).unwrap();
+    assert_eq!(l4::verify(&packet), Ok(true));
+    for port in [None, Some(5353)] {
+        for address in ["2001:db8:ffff:1::5", "2001:db8::99", "fe80::1"] {
+            let mut rewritten = packet.clone();
+            incremental::rewrite_ipv6(
+                &mut rewritten,
+                Endpoint::Destination,
+                address.parse().unwrap(),
+                port,
+            )
+            .unwrap();
+            assert_eq!(l4::verify(&rewritten), Ok(true), "{address} {port:?}");
+        }
+    }
+}
+
 #[test]
 fn rewrites_take_parsed_addresses_and_updates_integers() {
     let mut spec = udp_spec(false);

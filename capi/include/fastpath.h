@@ -584,10 +584,10 @@ int fp_ipv4_rewrite(void *packet,
  * bytes at `packet` to the 16 bytes at `address`, and the port unless
  * `port` is null, as `fp_ipv4_rewrite` does, updating the TCP, UDP,
  * UDP-Lite or ICMPv6 checksum (a destination that is not the final one,
- * behind a routing header with segments left, is not in the
- * pseudo-header, and leaves it alone). Returns 0 or an `fp_error`
- * (`FP_ERR_ROUTING_TYPE` for a routing header of an unknown type), and
- * then writes nothing.
+ * behind a routing header with segments left, is in the pseudo-header
+ * only through the prefix an RPL source route takes from it). Returns 0
+ * or an `fp_error` (`FP_ERR_ROUTING_TYPE` for a routing header of an
+ * unknown type), and then writes nothing.
  *
  * # Safety
  *

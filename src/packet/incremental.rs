@@ -328,7 +328,8 @@ pub fn rewrite_ipv4(
 /// (through its pseudo-header), so its checksum is updated too; and a
 /// Destination Address that is not the final destination (a routing header
 /// with segments left) is not in the pseudo-header, so changing it leaves
-/// the upper-layer checksum alone.
+/// the upper-layer checksum alone, but for the prefix that an RPL source
+/// route (RFC 6554) elides from the final destination and takes from it.
 ///
 /// ```
 /// use fastpath::packet::{self, incremental::{self, Endpoint}, l4};
@@ -364,14 +365,21 @@ pub fn rewrite_ipv6(
     };
     let old: [u8; 16] = bytes(packet, at).ok_or(Error::Truncated)?;
     // The Destination Address field is in the pseudo-header only if it is
-    // the final destination.
-    let in_pseudo_header = endpoint == Endpoint::Source || upper.destination_is_final;
-    let l4 = plan(packet, &upper, endpoint, port, |c| {
-        if in_pseudo_header {
-            update128(c, old, address)
-        } else {
-            c
-        }
+    // the final destination. Behind a routing header with segments left,
+    // the final destination may still take bytes from it (RFC 6554 elides
+    // a prefix they share): the pseudo-header's addresses change from
+    // their sum with the old field to their sum with the new one.
+    let rerouted = if endpoint == Endpoint::Source || upper.destination_is_final {
+        None
+    } else {
+        let after = ipv6::upper_with_destination(packet, &address)?;
+        Some((upper.addresses, after.addresses))
+    };
+    let l4 = plan(packet, &upper, endpoint, port, |c| match rerouted {
+        None => update128(c, old, address),
+        Some((Ok(before), Ok(after))) => update16(c, before.sum(), after.sum()),
+        // An unknown final destination: `plan` refuses the packet.
+        Some(_) => c,
     })?;
     put(packet, at, &address)?;
     l4.write(packet)

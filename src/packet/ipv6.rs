@@ -178,9 +178,21 @@ pub(super) fn header(packet: &[u8]) -> Result<&[u8; HEADER_LEN], Error> {
 /// # Ok::<(), fastpath::packet::Error>(())
 /// ```
 pub fn upper(packet: &[u8]) -> Result<Upper, Error> {
+    let destination: [u8; 16] = bytes(header(packet)?, 24).ok_or(Error::Truncated)?;
+    upper_with_destination(packet, &destination)
+}
+
+/// [`upper`] of `packet` with `destination` in place of its Destination
+/// Address: what the upper layer's pseudo-header would be after the field
+/// changed, which a routing header may take part of the final destination
+/// from (RFC 6554's elided prefix).
+pub(crate) fn upper_with_destination(
+    packet: &[u8],
+    destination: &[u8; 16],
+) -> Result<Upper, Error> {
     let fixed = header(packet)?;
     let source: [u8; 16] = bytes(fixed, 8).ok_or(Error::Truncated)?;
-    let destination: [u8; 16] = bytes(fixed, 24).ok_or(Error::Truncated)?;
+    let destination = *destination;
     // RFC 8200 §3: "Payload Length: Length of the IPv6 payload, i.e., the
     // rest of the packet following this IPv6 header, in octets. (Note that
     // any extension headers present are considered part of the payload.)"
