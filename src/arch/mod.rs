@@ -677,13 +677,11 @@ pub fn fill_nontemporal_kernel(tier: Tier) -> Option<FillKernel> {
 
 #[cfg(test)]
 mod tests {
-    /// Every kernel of every table starts on a 64-byte boundary, where the
-    /// build can place it there ([`line_aligned`]).
+    /// The name and address of every entry of the table `$kernels`.
     #[cfg(all(
         any(target_os = "linux", target_os = "android"),
         any(target_arch = "x86_64", target_arch = "aarch64")
     ))]
-    /// The name and address of every entry of the table `$kernels`.
     macro_rules! entry_addresses {
         (
             { $kernels:ident }
@@ -697,6 +695,12 @@ mod tests {
         };
     }
 
+    /// Every kernel of every table starts on a 64-byte boundary, where the
+    /// build can place it there ([`line_aligned`]).
+    #[cfg(all(
+        any(target_os = "linux", target_os = "android"),
+        any(target_arch = "x86_64", target_arch = "aarch64")
+    ))]
     #[test]
     fn kernels_start_on_a_line() {
         for kernels in super::all() {
