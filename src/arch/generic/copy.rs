@@ -10,8 +10,9 @@
 //!   offsets, for 4-16 four overlapping 4-byte words likewise, for 1-3 three
 //!   single bytes: two branches in all, as the fill's short path (random
 //!   lengths mispredict every branch on the length).
-//!   Every load comes before its store and the buffers never overlap, so
-//!   the overlapping moves write some bytes twice with the same value.
+//!   All four loads come before the first store, and the buffers never
+//!   overlap, so the overlapping moves write some bytes twice with the
+//!   same value.
 //! - `len <= 8W`: two, four or eight overlapping vectors, half from the
 //!   start and half ending at the end, with no loop: all loaded, then all
 //!   stored.
