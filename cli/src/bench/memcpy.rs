@@ -173,6 +173,17 @@ impl Kernel for Function {
         Ok(())
     }
 
+    /// On a fixed row, one untimed call of the same implementation, so that
+    /// each sample starts where that implementation's previous call left
+    /// the blocks, as the fills called as applications call them do (see
+    /// `fill.rs`): not where the implementation before it in the round
+    /// left them, which past the caches decides by its dirty lines.
+    fn prepare(&self, block: &mut Block<'_>) {
+        if block.calls.is_empty() {
+            self.call(block.dst, block.src);
+        }
+    }
+
     fn run(&self, block: &mut Block<'_>, iters: u64, placement: usize) {
         placement::run(self, block, iters, placement);
     }
