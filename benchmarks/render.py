@@ -355,14 +355,25 @@ def targets(cpu, native, avx2):
             else f"{len(failed)} rows below {FLOOR}× in every measurement: " + ", ".join(failed))
         add(f"copy ≥ {FLOOR}× `copy_from_slice` on every row", regime, measured, not failed)
 
-    for regime, prefix in regimes.items():
-        rows = dispatch_rows(lines, f"{prefix}-memcpy")
-        fixed = [r for r in rows if r[1] is not None and r[1] <= 64]
-        mix = [r for r in rows if r[0] == "random 0..=64"]
-        low = min(fixed, key=lambda r: r[2])
-        ok = low[2] >= 1.3 and all(r[2] >= 1.3 for r in mix)
-        add("copy ≥ 1.3× `copy_from_slice` at fixed sizes ≤ 64 B and on random 0..=64", regime,
-            f"fixed: lowest {low[2]:.2f}× ({low[0]}); {fmt(mix)}", ok)
+    # Issue 29's short target, in the default build: every fixed length up
+    # to 64 bytes and the random lengths up to 64, in each style the bench
+    # has (the fill's two summaries; the copy's rows over a page and in a
+    # 32 KiB window).
+    short_floor = 1.5
+    for primitive, what, baseline, tables in (
+        ("memcpy", "copy", "`copy_from_slice`", ("memcpy",)),
+        ("fill", "fill", "`memset`", ("fill", "fill-as-applications-call-it")),
+    ):
+        for regime, prefix in regimes.items():
+            fixed, mix = [], []
+            for t in tables:
+                rows = dispatch_rows(lines, f"{prefix}-{t}")
+                fixed += [r for r in rows if r[1] is not None and r[1] <= 64]
+                mix += [r for r in rows if r[0].startswith("random 0..=64")]
+            low = min(fixed, key=lambda r: r[2])
+            ok = low[2] >= short_floor and all(r[2] >= short_floor for r in mix)
+            add(f"{what} ≥ {short_floor}× {baseline} at fixed sizes ≤ 64 B and on random 0..=64",
+                regime, f"fixed: lowest {low[2]:.2f}× ({low[0]}); {fmt(mix)}", ok)
 
     for primitive, what, bound in (("fill", "fill", "the store bound"),
                                    ("memcpy", "copy", "the load+store bound")):
