@@ -19,8 +19,8 @@
 //!   vectors or four behind a branch (see below).
 //! - `len <= 1024` with AVX-512 ([`BLOCKS_MAX`], 16 lines), every length
 //!   with narrower vectors, `len <= 8W` non-temporally: in address order,
-//!   four vectors at the start, from `8W` on blocks of four vectors aligned
-//!   to the line, and four vectors that end at the end ([`fill_blocks`]), as
+//!   four vectors at the start, from `8W` on blocks of four aligned
+//!   vectors, and four vectors that end at the end ([`fill_blocks`]), as
 //!   glibc does.
 //! - longer: an unaligned 64-byte line at the start, whole aligned lines four
 //!   vectors at a time, then with AVX-512 the lines short of a block one by
@@ -467,11 +467,20 @@ unsafe fn store_line_part<V: Vector>(v: V, ptr: *mut u8, nontemporal: bool) {
 
 /// Fills the `len > 4 * V::BYTES` bytes at `ptr` with the byte of `v`, in
 /// address order: four unaligned vectors at `ptr`; beyond
-/// eight vectors, blocks of four vectors aligned to the line, the first at
-/// the last line boundary at or before `ptr + 4W`, each stored if it starts
+/// eight vectors, blocks of four aligned vectors, the first at the last
+/// multiple of `W` at or before `ptr + 4W`, each stored if it starts
 /// before `len - 4W`; and four unaligned vectors that end at `ptr + len`.
 /// Up to eight vectors, the commonest case, the last four follow the first
 /// with no taken branch.
+///
+/// The blocks are aligned to the vector, as glibc aligns them, not to the
+/// line: an aligned vector never splits a line, and the first block then
+/// overlaps the first four vectors by less than `W` bytes rather than less
+/// than 64, a block fewer in one fill in eight on average with AVX2 (the
+/// same stores with AVX-512, whose vector is the line). Random lengths of
+/// 257-1024 bytes at random offsets went from 0.96× glibc's AVX2 `memset`
+/// to 0.96-0.98× (medians of 12 processes, two runs, AMD Zen 4, AVX2-only;
+/// BENCHMARKS.md, Zen 4, "Random fills outside, by process").
 ///
 /// No byte is stored more than twice. The first eight vectors and the last
 /// eight, which this replaced for 9-16 vectors, store a 600-byte fill as
@@ -490,9 +499,9 @@ unsafe fn fill_blocks<V: Vector>(v: V, ptr: *mut u8, len: usize) {
     debug_assert!(len > 4 * w);
     // SAFETY: the first four vectors cover `0..4w` and the last four
     // `len - 4w..len`, inside `0..len` as `len > 4w`, and together all of it
-    // up to `8w`. Beyond, the blocks start at offsets `4w - ptr % LINE` (in
-    // `4w - 63..=4w`, so after 0, as `4w >= 64`) plus multiples of `4w`, so
-    // at line boundaries (aligned to `w`, which divides `LINE`), the first
+    // up to `8w`. Beyond, the blocks start at offsets `4w - ptr % w` (in
+    // `3w + 1..=4w`, so after 0) plus multiples of `4w`, so aligned to
+    // `w`, the first
     // covering up to `4w` or further and each the next `4w` bytes; a block
     // is stored only if it starts before `len - 4w`, so every block ends
     // before `len` (the first by `8w < len`), and they cover everything up
@@ -509,7 +518,7 @@ unsafe fn fill_blocks<V: Vector>(v: V, ptr: *mut u8, len: usize) {
             end_of_path();
             return;
         }
-        let mut block = 4 * w - ptr as usize % LINE;
+        let mut block = 4 * w - ptr as usize % w;
         loop {
             for i in 0..4 {
                 v.store_aligned(ptr.add(block + i * w));
