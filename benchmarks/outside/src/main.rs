@@ -34,6 +34,12 @@
 //! measures one pair. Prints, per length, the median ratio over the
 //! pairs, the lowest, and how many pairs fall below 0.97× and 1.3×.
 //!
+//! `cargo run --release -- mix [RANGES] [ENTRIES]` times `fastpath::fill`
+//! on random lengths of each range of RANGES (`257-1024,0-1024`, the
+//! default `0-1024`), from a table of ENTRIES calls (2^18 by default) timed
+//! once over: the random rows of `fill` repeat a table of 8192 calls, part
+//! of which the branch predictor learns.
+//!
 //! `cargo run --release -- distance` times `copy_from_slice` alone, at 4 and
 //! 16 KiB, by how far the destination lies past the source modulo the
 //! 4 KiB page (the source at the start of a page): the distance at which
@@ -113,13 +119,55 @@ fn smoltcp_checksum(buf: &[u8], calls: &Fills) -> u16 {
 /// A random row's calls: a table of 8192 (offset, length) pairs, lengths
 /// of 0..=`max` at offsets in the window from `base`, four times over.
 fn random_calls(random: &mut Random, base: usize, max: usize) -> Vec<(usize, usize)> {
-    let table: Vec<_> = (0..8192)
+    random_table(random, base, 0, max, 8192).repeat(4)
+}
+
+/// `entries` (offset, length) pairs, lengths of `min..=max` at offsets in
+/// the window from `base`.
+fn random_table(
+    random: &mut Random,
+    base: usize,
+    min: usize,
+    max: usize,
+    entries: usize,
+) -> Vec<(usize, usize)> {
+    (0..entries)
         .map(|_| {
-            let len = random.below(max + 1);
+            let len = min + random.below(max - min + 1);
             (base + random.below(WINDOW - len + 1), len)
         })
-        .collect();
-    table.repeat(4)
+        .collect()
+}
+
+/// The `mix` mode: `fastpath::fill` on random lengths of each range
+/// `MIN-MAX` of a comma-separated list, from a table of `ENTRIES` calls
+/// timed once over (not four times, as the random rows of `fill` are):
+/// with a table longer than the branch predictor can learn, every branch
+/// on the length mispredicts as often as its outcomes are mixed.
+fn mix(buf: &mut [u8], base: usize, ranges: &str, entries: usize) {
+    let mut random = Random(0x9e37_79b9_7f4a_7c15);
+    let value = black_box(0x5a_u8);
+    for range in ranges.split(',') {
+        let (min, max) = range
+            .split_once('-')
+            .and_then(|(min, max)| Some((min.parse().ok()?, max.parse().ok()?)))
+            .filter(|&(min, max): &(usize, usize)| min <= max && max <= WINDOW)
+            .expect("RANGES: MIN-MAX,... in bytes, up to 32 KiB");
+        let calls = random_table(&mut random, base, min, max, entries);
+        let (mut fill, mut noise) = (vec![], vec![]);
+        for _ in 0..REPS {
+            let ours = time(entries, || fastpath_fill(buf, &calls, value));
+            let theirs = time(entries, || slice_fill(buf, &calls, value));
+            let again = time(entries, || slice_fill(buf, &calls, value));
+            fill.push(theirs / ours);
+            noise.push(theirs / again);
+        }
+        println!(
+            "fill random {min}..={max} ({entries} calls)  fill {:.2}x  (noise {:.2})",
+            median(fill),
+            median(noise)
+        );
+    }
 }
 
 /// The checksum rows: each implementation's result checked against
@@ -329,9 +377,11 @@ fn pages(dst: &mut [u8], src: &[u8]) {
 
 fn main() {
     let what = std::env::args().nth(1).unwrap_or_default();
-    let max_len: usize = std::env::args().nth(2).map_or(usize::MAX, |max| {
-        max.parse().expect("MAX: a length in bytes")
-    });
+    // The `mix` mode's second argument is its ranges.
+    let max_len: usize = match std::env::args().nth(2) {
+        Some(max) if what != "mix" => max.parse().expect("MAX: a length in bytes"),
+        _ => usize::MAX,
+    };
     if what == "distance" {
         return distances();
     }
@@ -342,6 +392,13 @@ fn main() {
     let src_base = src.as_ptr().align_offset(4096);
     if what == "pages" {
         return pages(&mut dst, &src);
+    }
+    if what == "mix" {
+        let ranges = std::env::args().nth(2).unwrap_or_else(|| "0-1024".into());
+        let entries = std::env::args()
+            .nth(3)
+            .map_or(1 << 18, |n| n.parse().expect("ENTRIES: a number of calls"));
+        return mix(&mut dst, dst_base, &ranges, entries);
     }
     let mut random = Random(0x9e37_79b9_7f4a_7c15);
     println!(

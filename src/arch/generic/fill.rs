@@ -478,9 +478,9 @@ unsafe fn store_line_part<V: Vector>(v: V, ptr: *mut u8, nontemporal: bool) {
 /// overlaps the first four vectors by less than `W` bytes rather than less
 /// than 64, a block fewer in one fill in eight on average with AVX2 (the
 /// same stores with AVX-512, whose vector is the line). Random lengths of
-/// 257-1024 bytes at random offsets went from 0.96× glibc's AVX2 `memset`
-/// to 0.96-0.98× (medians of 12 processes, two runs, AMD Zen 4, AVX2-only;
-/// BENCHMARKS.md, Zen 4, "Random fills outside, by process").
+/// 257-1024 bytes at random offsets went from 0.94-0.95× glibc's AVX2
+/// `memset` to 0.95-0.96× (medians of 12 processes, two runs, AMD Zen 4,
+/// AVX2-only; BENCHMARKS.md, Zen 4, "Random fills outside, by process").
 ///
 /// No byte is stored more than twice. The first eight vectors and the last
 /// eight, which this replaced for 9-16 vectors, store a 600-byte fill as
