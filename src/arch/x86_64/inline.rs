@@ -15,6 +15,18 @@
 //! speed of glibc's AVX2 `memset` (a call to the kernel) to 1.22-1.66×, and
 //! random 0-256 byte fills from 0.88-0.94× to 0.96-1.01×.
 //!
+//! A build that enables AVX-512 stores the fills inline with the same
+//! assembly, in `zmm16`, without the flag: with the value in a register the
+//! compiler chooses (one of `zmm0`-`zmm15`), broadcast once before a
+//! caller's loop, every call of the kernel past 128 bytes was preceded by a
+//! `vzeroupper` and followed by a reload of the value, and random fills of
+//! up to 1024 bytes ran at 0.96-1.01× `slice::fill` called as applications
+//! call it (three runs of five below 0.97×) where they now run at
+//! 0.97-1.02×, at the cost of a broadcast on every short fill: random
+//! 0-64 byte fills at 1.49-1.62× rather than 1.63-1.69× (`fastpath bench
+//! fill`, five runs of each build with `-C target-cpu=native`, Zen 4;
+//! BENCHMARKS.md, Zen 4, "Built with `-C target-cpu=native`").
+//!
 //! In a build that enables AVX-512, the copy of 0-64 bytes is one masked
 //! load and one masked store, both pointers checked to lie 64 bytes from
 //! the end of their page at least, as the fill's store is. Not behind the
@@ -85,6 +97,32 @@ impl InlinePath for Inline {
     unsafe fn try_fill_short<C: Choose>(ptr: *mut u8, len: usize, value: u8) -> bool {
         // SAFETY: the caller's guarantees, passed on.
         unsafe { masked::try_fill::<C>(ptr, len, value) }
+    }
+
+    #[cfg(all(target_feature = "avx512f", target_feature = "avx512bw"))]
+    #[inline(always)]
+    unsafe fn try_fill_short<C: crate::arch::inline::Choose>(
+        ptr: *mut u8,
+        len: usize,
+        value: u8,
+    ) -> bool {
+        use super::avx512::fill::{fill_masked_compiled, fill_vectors_asm, in_one_page};
+        use super::sse2::vector::Sse2Vector;
+        use crate::arch::generic::vector::Vector;
+        // SAFETY: the build enables AVX-512F and AVX-512BW (and so SSE2);
+        // the caller guarantees `len <= 128` writable bytes at `ptr`, and
+        // the masked store's page is checked first.
+        unsafe {
+            if len > 64 {
+                fill_vectors_asm(ptr, len, value);
+            } else if in_one_page(ptr) {
+                fill_masked_compiled(ptr, len, value);
+            } else {
+                // 16-byte stores, which leave the upper halves clean.
+                crate::arch::generic::fill::fill_short(Sse2Vector::splat(value), ptr, len);
+            }
+        }
+        true
     }
 
     #[cfg(not(all(target_feature = "avx512f", target_feature = "avx512bw")))]

@@ -159,7 +159,6 @@ pub(crate) fn in_one_page(ptr: *const u8) -> bool {
 ///
 /// The CPU must support AVX-512F and AVX-512BW; `len` must be in
 /// `65..=128` and `ptr` valid for writes of `len` bytes.
-#[cfg(not(all(target_feature = "avx512f", target_feature = "avx512bw")))]
 #[inline(always)]
 pub(crate) unsafe fn fill_vectors_asm(ptr: *mut u8, len: usize, value: u8) {
     debug_assert!((65..=128).contains(&len));
@@ -216,6 +215,46 @@ pub(crate) unsafe fn fill_masked_asm(ptr: *mut u8, len: usize, value: u8) {
             out("zmm16") _,
             out("k1") _,
             options(nostack)
+        );
+    }
+}
+
+/// [`fill_masked_asm`] in a build that enables AVX-512, with the mask
+/// computed by the compiler (with `bzhi` where the build enables BMI2):
+/// `zmm16`, outside the state `vzeroupper` manages, rather than the
+/// register the compiler would keep the value in across the loop of a
+/// caller, which made it clear the upper halves (`vzeroupper`) and reload
+/// the value before every call of a kernel.
+///
+/// # Safety
+///
+/// `len` must be at most 64, `ptr` valid for writes of `len` bytes, and
+/// [`in_one_page`]`(ptr)`.
+#[cfg(all(target_feature = "avx512f", target_feature = "avx512bw"))]
+#[inline(always)]
+pub(crate) unsafe fn fill_masked_compiled(ptr: *mut u8, len: usize, value: u8) {
+    debug_assert!(len <= 64 && in_one_page(ptr));
+    #[cfg(target_feature = "bmi2")]
+    // SAFETY: the build enables BMI2.
+    let mask = unsafe { core::arch::x86_64::_bzhi_u64(u64::MAX, len as u32) };
+    #[cfg(not(target_feature = "bmi2"))]
+    let mask = u64::MAX.checked_shr(64 - len as u32).unwrap_or(0);
+    // SAFETY: the build enables AVX-512F and AVX-512BW, which have
+    // `vpbroadcastb`, `kmovq` and `vmovdqu8`. The mask has the low `len`
+    // bits set, so the store writes exactly the `len` bytes at `ptr`; the
+    // masked-off bytes are in the same page. Only the declared registers
+    // change.
+    unsafe {
+        core::arch::asm!(
+            "vpbroadcastb zmm16, {value:e}",
+            "kmovq k1, {mask}",
+            "vmovdqu8 zmmword ptr [{ptr}]{{k1}}, zmm16",
+            ptr = in(reg) ptr,
+            mask = in(reg) mask,
+            value = in(reg) u32::from(value),
+            out("zmm16") _,
+            out("k1") _,
+            options(nostack, preserves_flags)
         );
     }
 }
