@@ -59,6 +59,31 @@ pub fn next_calls(block: &mut Block<'_>, count: u64, mut call: impl FnMut(&[u8],
     block.next = next;
 }
 
+/// How many calls of `block`'s table, from its next one, a sample of an
+/// implementation called as applications call it is preceded by, untimed
+/// ([`Kernel::prepare`](super::primitive::Kernel::prepare)): the calls
+/// whose lengths (each counted one more, so that empty calls count) add up
+/// to twice the region, at most the whole table. An application that fills
+/// or copies over and over finds its buffers in the caches, where its
+/// previous calls left them, not where the rows before it in the round (the
+/// 1 and 64 MiB rows among them) left them. The calls of the sample itself
+/// are read into the caches by the harness (`harness::touch_calls`).
+pub fn warm_up_calls(block: &Block<'_>) -> u64 {
+    let region = block.dst.len();
+    let mut bytes = 0;
+    let mut count = 0;
+    let mut next = block.next;
+    while bytes < 2 * region && count < block.calls.len() {
+        if next >= block.calls.len() {
+            next = 0;
+        }
+        bytes += block.calls[next].len as usize + 1;
+        next += 1;
+        count += 1;
+    }
+    count as u64
+}
+
 /// One call of a row of random calls: `len` bytes at `offset` into the row's
 /// region (of the destination, and of the source unless `src_offset` says
 /// otherwise).

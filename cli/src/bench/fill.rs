@@ -42,7 +42,7 @@ use std::hint::black_box;
 use fastpath::Tier;
 use fastpath::arch::FillKernel;
 
-use super::blocks::{Block, next_calls};
+use super::blocks::{Block, next_calls, warm_up_calls};
 use super::bound::Bound;
 use super::opaque::slice_mut as opaque;
 use super::placement::{self, Placed};
@@ -202,11 +202,17 @@ impl Kernel for Outside {
     /// `memset`'s dirty lines 0.0989-0.0991, and `fill_nontemporal` after
     /// `fill`'s 0.0997-0.1008; each after its own call, `memset` ran
     /// 0.102-0.108, `fill` 0.100-0.109 and `fill_nontemporal` 0.097-0.098.
-    /// The random rows spread their calls over a window that stays in L1
-    /// and L2.
+    /// On a random row, the calls of [`warm_up_calls`] of the same
+    /// implementation, untimed, for the same reason: the window and the
+    /// table then start each sample in the caches, as that implementation's
+    /// previous calls leave them, not as the 64 MiB row before it in the
+    /// round leaves them.
     fn prepare(&self, block: &mut Block<'_>) {
         if block.calls.is_empty() {
             self.0.call(block.dst, black_box(VALUE));
+        } else {
+            let calls = warm_up_calls(block);
+            self.repeat(block, calls);
         }
     }
 

@@ -22,7 +22,7 @@ use std::hint::black_box;
 
 use fastpath::arch::Kernels;
 
-use super::blocks::{Block, next_calls};
+use super::blocks::{Block, next_calls, warm_up_calls};
 use super::bound::Bound;
 use super::opaque;
 use super::placement::{self, Placed};
@@ -177,10 +177,14 @@ impl Kernel for Function {
     /// each sample starts where that implementation's previous call left
     /// the blocks, as the fills called as applications call them do (see
     /// `fill.rs`): not where the implementation before it in the round
-    /// left them, which past the caches decides by its dirty lines.
+    /// left them, which past the caches decides by its dirty lines. On a
+    /// random row, the calls of [`warm_up_calls`], untimed, likewise.
     fn prepare(&self, block: &mut Block<'_>) {
         if block.calls.is_empty() {
             self.call(block.dst, block.src);
+        } else {
+            let calls = warm_up_calls(block);
+            self.repeat(block, calls);
         }
     }
 
