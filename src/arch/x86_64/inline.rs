@@ -15,21 +15,20 @@
 //! speed of glibc's AVX2 `memset` (a call to the kernel) to 1.22-1.66×, and
 //! random 0-256 byte fills from 0.88-0.94× to 0.96-1.01×.
 //!
-//! A build that enables AVX-512 stores the fills inline with assembly
-//! too, in `zmm16`, without the flag, broadcasting the value from an `xmm`
-//! register the caller's loop keeps. With the value kept in the `zmm`
-//! register the compiler chooses (one of `zmm0`-`zmm15`), every call of
-//! the kernel past 128 bytes was preceded by a `vzeroupper` and followed
-//! by a reload of the 64 bytes: in eight interleaved runs of each build
-//! (`fastpath bench fill`, `-C target-cpu=native`, Zen 4), random fills of
-//! up to 1024 bytes called as applications call ran at 0.89-0.97×
-//! `slice::fill` (median 0.96×) where they now run at 0.96-0.98× (0.97×),
-//! and random 0-64 byte fills at 1.59-1.64× where they now run at
-//! 1.60-1.66×. Broadcasting from the value's byte in a general register
-//! instead, with nothing kept, ran the long mix at 0.98-1.04× and the short
-//! one at 1.55-1.62× called so, and at 2.00-2.19× rather than 2.02-2.53×
-//! in the bench's own calls (BENCHMARKS.md, Zen 4, "Built with
-//! `-C target-cpu=native`").
+//! A build that enables AVX-512 stores the fills inline with the same
+//! assembly, in `zmm16`, without the flag, broadcasting the value from a
+//! general register on every call. With the value in a register the
+//! compiler chooses (one of `zmm0`-`zmm15`), broadcast once before a
+//! caller's loop, every call of the kernel past 128 bytes was preceded by a
+//! `vzeroupper` and followed by a reload of the value; broadcast from an
+//! `xmm` register the loop keeps, it was followed by a reload of that
+//! register. In three interleaved runs of each (`fastpath bench fill`,
+//! `-C target-cpu=native`, Zen 4), called as applications call, random
+//! fills of up to 1024 bytes ran at 0.98-0.99× `slice::fill` from the
+//! general register and 0.97× from the kept `xmm` register
+//! (`fill_nontemporal` 0.97-0.98× and 0.96×), and random 0-64 byte fills at
+//! 2.21-2.24× and 2.38-2.56×: the long mix is the one short of its target
+//! of 0.97× (BENCHMARKS.md, Zen 4, "Built with `-C target-cpu=native`").
 //!
 //! In a build that enables AVX-512, the copy of 0-64 bytes is one masked
 //! load and one masked store, both pointers checked to lie 64 bytes from
@@ -110,24 +109,20 @@ impl InlinePath for Inline {
         len: usize,
         value: u8,
     ) -> bool {
-        use super::avx512::fill::{fill_masked_compiled, fill_vectors_compiled, in_one_page};
+        use super::avx512::fill::{fill_masked_compiled, fill_vectors_asm, in_one_page};
         use super::sse2::vector::Sse2Vector;
         use crate::arch::generic::vector::Vector;
-        // The value in every byte of an `xmm` register, which a caller's
-        // loop keeps without dirtying the upper halves.
-        // SAFETY: the build enables SSE2 (with AVX-512F).
-        let v = unsafe { Sse2Vector::splat(value) };
-        // SAFETY: the build enables AVX-512F and AVX-512BW; the caller
-        // guarantees `len <= 128` writable bytes at `ptr`, and the masked
-        // store's page is checked first.
+        // SAFETY: the build enables AVX-512F and AVX-512BW (and so SSE2);
+        // the caller guarantees `len <= 128` writable bytes at `ptr`, and
+        // the masked store's page is checked first.
         unsafe {
             if len > 64 {
-                fill_vectors_compiled(ptr, len, v.into());
+                fill_vectors_asm(ptr, len, value);
             } else if in_one_page(ptr) {
-                fill_masked_compiled(ptr, len, v.into());
+                fill_masked_compiled(ptr, len, value);
             } else {
                 // 16-byte stores, which leave the upper halves clean.
-                crate::arch::generic::fill::fill_short(v, ptr, len);
+                crate::arch::generic::fill::fill_short(Sse2Vector::splat(value), ptr, len);
             }
         }
         true

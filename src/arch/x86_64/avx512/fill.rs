@@ -159,7 +159,6 @@ pub(crate) fn in_one_page(ptr: *const u8) -> bool {
 ///
 /// The CPU must support AVX-512F and AVX-512BW; `len` must be in
 /// `65..=128` and `ptr` valid for writes of `len` bytes.
-#[cfg(not(all(target_feature = "avx512f", target_feature = "avx512bw")))]
 #[inline(always)]
 pub(crate) unsafe fn fill_vectors_asm(ptr: *mut u8, len: usize, value: u8) {
     debug_assert!((65..=128).contains(&len));
@@ -175,34 +174,6 @@ pub(crate) unsafe fn fill_vectors_asm(ptr: *mut u8, len: usize, value: u8) {
             ptr = in(reg) ptr,
             len = in(reg) len,
             value = in(reg) u32::from(value),
-            out("zmm16") _,
-            options(nostack, preserves_flags)
-        );
-    }
-}
-
-/// [`fill_vectors_asm`] in a build that enables AVX-512, with the value
-/// in every byte of `value`, as [`fill_masked_compiled`] takes it.
-///
-/// # Safety
-///
-/// `len` must be in `65..=128` and `ptr` valid for writes of `len` bytes.
-#[cfg(all(target_feature = "avx512f", target_feature = "avx512bw"))]
-#[inline(always)]
-pub(crate) unsafe fn fill_vectors_compiled(ptr: *mut u8, len: usize, value: __m128i) {
-    debug_assert!((65..=128).contains(&len));
-    // SAFETY: the build enables AVX-512F and AVX-512BW, which have
-    // `vpbroadcastb` and `vmovdqu64`. The stores start at 0 and `len - 64`,
-    // so they cover `ptr..ptr + len` and stay inside it. Only `zmm16`
-    // changes, declared.
-    unsafe {
-        core::arch::asm!(
-            "vpbroadcastb zmm16, {value}",
-            "vmovdqu64 zmmword ptr [{ptr}], zmm16",
-            "vmovdqu64 zmmword ptr [{ptr} + {len} - 64], zmm16",
-            ptr = in(reg) ptr,
-            len = in(reg) len,
-            value = in(xmm_reg) value,
             out("zmm16") _,
             options(nostack, preserves_flags)
         );
@@ -249,12 +220,11 @@ pub(crate) unsafe fn fill_masked_asm(ptr: *mut u8, len: usize, value: u8) {
 }
 
 /// [`fill_masked_asm`] in a build that enables AVX-512, with the mask
-/// computed by the compiler (with `bzhi` where the build enables BMI2) and
-/// the value in every byte of `value`, an `xmm` register that a caller's
-/// loop keeps: broadcast into `zmm16`, outside the state `vzeroupper`
-/// manages, rather than into the `zmm` register the compiler would keep
-/// across the loop, which made it clear the upper halves (`vzeroupper`)
-/// before every call of a kernel and reload the 64 bytes after it.
+/// computed by the compiler (with `bzhi` where the build enables BMI2):
+/// `zmm16`, outside the state `vzeroupper` manages, rather than the
+/// register the compiler would keep the value in across the loop of a
+/// caller, which made it clear the upper halves (`vzeroupper`) and reload
+/// the value before every call of a kernel.
 ///
 /// # Safety
 ///
@@ -262,7 +232,7 @@ pub(crate) unsafe fn fill_masked_asm(ptr: *mut u8, len: usize, value: u8) {
 /// [`in_one_page`]`(ptr)`.
 #[cfg(all(target_feature = "avx512f", target_feature = "avx512bw"))]
 #[inline(always)]
-pub(crate) unsafe fn fill_masked_compiled(ptr: *mut u8, len: usize, value: __m128i) {
+pub(crate) unsafe fn fill_masked_compiled(ptr: *mut u8, len: usize, value: u8) {
     debug_assert!(len <= 64 && in_one_page(ptr));
     #[cfg(target_feature = "bmi2")]
     // SAFETY: the build enables BMI2.
@@ -276,12 +246,12 @@ pub(crate) unsafe fn fill_masked_compiled(ptr: *mut u8, len: usize, value: __m12
     // change.
     unsafe {
         core::arch::asm!(
-            "vpbroadcastb zmm16, {value}",
+            "vpbroadcastb zmm16, {value:e}",
             "kmovq k1, {mask}",
             "vmovdqu8 zmmword ptr [{ptr}]{{k1}}, zmm16",
             ptr = in(reg) ptr,
             mask = in(reg) mask,
-            value = in(xmm_reg) value,
+            value = in(reg) u32::from(value),
             out("zmm16") _,
             out("k1") _,
             options(nostack, preserves_flags)

@@ -8,13 +8,6 @@ use crate::arch::generic::vector::{Sum, Vector};
 #[derive(Clone, Copy)]
 pub(crate) struct Sse2Vector(__m128i);
 
-impl From<Sse2Vector> for __m128i {
-    #[inline(always)]
-    fn from(v: Sse2Vector) -> Self {
-        v.0
-    }
-}
-
 impl Vector for Sse2Vector {
     const BYTES: usize = 16;
     const IN_ORDER: bool = true;
