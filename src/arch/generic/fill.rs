@@ -273,12 +273,15 @@ pub(crate) unsafe fn fill_nontemporal<V: Vector>(dst: &mut [u8], value: u8) {
 
 /// The kernel of `fastpath::fill_nontemporal`: [`fill`] below the
 /// non-temporal threshold, and from 64 KiB, the lowest threshold,
-/// `from_threshold`, the tier's [`fill_from_threshold`]. Up to `4W` bytes
-/// it is `fill`; longer, below 64 KiB, `fill` with one comparison more, not
-/// taken, and no load. Tested first, the comparison cost random 0-256 byte
-/// fills called as applications call 3-4% (0.95-0.96× glibc's `memset`
-/// where `fill` ran at 0.99×, AMD Zen 4 with AVX-512): the path of 129-256
-/// bytes then spanned two 64-byte lines of code rather than one.
+/// `from_threshold`, the tier's [`fill_from_threshold`]. Up to `4W` bytes,
+/// and with AVX-512 up to its blocks' 1 KiB, it is `fill`; longer, below
+/// 64 KiB, `fill` with one comparison more, not taken, and no load. Tested
+/// first, the comparison cost random 0-256 byte fills called as
+/// applications call 3-4% (0.95-0.96× glibc's `memset` where `fill` ran at
+/// 0.99×, AMD Zen 4 with AVX-512): the path of 129-256 bytes then spanned
+/// two 64-byte lines of code rather than one. Tested first past 256 bytes,
+/// it kept random 0-1024 byte fills at 0.95-0.96× where `fill` passed
+/// 0.97× (`-C target-cpu=native`).
 ///
 /// # Safety
 ///
@@ -295,7 +298,15 @@ pub(crate) unsafe fn fill_or_stream<V: Vector>(
     // only, past `4 * V::BYTES`, where `dst` is no longer used.
     unsafe {
         fill_split::<V>(ptr, len, value, |v, ptr, len, value| {
-            if len >= crate::arch::cache::MIN_NONTEMPORAL_THRESHOLD {
+            use crate::arch::cache::MIN_NONTEMPORAL_THRESHOLD;
+            let blocks_max = const { blocks_max::<V, false>() };
+            // With AVX-512, whose blocks stop at 1 KiB, below the lowest
+            // threshold, the blocks come first, as in `fill_long`: then
+            // only fills longer than they take the test.
+            if blocks_max < MIN_NONTEMPORAL_THRESHOLD && len <= blocks_max {
+                return fill_blocks(v, ptr, len);
+            }
+            if len >= MIN_NONTEMPORAL_THRESHOLD {
                 return from_threshold(core::slice::from_raw_parts_mut(ptr, len), value);
             }
             fill_long::<V, false>(v, ptr, len, value)
