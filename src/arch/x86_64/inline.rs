@@ -27,7 +27,7 @@
 //! fills of up to 1024 bytes ran at 0.98-0.99× `slice::fill` from the
 //! general register and 0.97× from the kept `xmm` register
 //! (`fill_nontemporal` 0.97-0.98× and 0.96×), and random 0-64 byte fills at
-//! 2.21-2.24× and 2.38-2.56×: the long mix is the one short of its target
+//! 2.21-2.23× and 2.38-2.56×: the long mix is the one short of its target
 //! of 0.97× (BENCHMARKS.md, Zen 4, "Built with `-C target-cpu=native`").
 //!
 //! In a build that enables AVX-512, the copy of 0-64 bytes is one masked
