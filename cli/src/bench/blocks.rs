@@ -71,17 +71,20 @@ pub fn next_calls(block: &mut Block<'_>, count: u64, mut call: impl FnMut(&[u8],
 pub fn warm_up_calls(block: &Block<'_>) -> u64 {
     let region = block.dst.len();
     let mut bytes = 0;
-    let mut count = 0;
-    let mut next = block.next;
-    while bytes < 2 * region && count < block.calls.len() {
-        if next >= block.calls.len() {
-            next = 0;
-        }
-        bytes += block.calls[next].len as usize + 1;
-        next += 1;
-        count += 1;
-    }
-    count as u64
+    upcoming_calls(block)
+        .take_while(|call| {
+            let before = bytes;
+            bytes += call.len as usize + 1;
+            before < 2 * region
+        })
+        .count() as u64
+}
+
+/// The calls of `block`'s table in the order [`next_calls`] makes them,
+/// from its [`next`](Block::next) call on, each once.
+pub fn upcoming_calls<'b>(block: &'b Block<'_>) -> impl Iterator<Item = &'b Call> {
+    let (made, to_make) = block.calls.split_at(block.next.min(block.calls.len()));
+    to_make.iter().chain(made)
 }
 
 /// One call of a row of random calls: `len` bytes at `offset` into the row's
