@@ -24,12 +24,12 @@ Usage:
       write every table of PAGE (by default the BENCHMARKS.md of the
       directory above this one) from the CSVs, in place or into OUT
   render.py import CPU REGIME RUN.jsonl [NOTES.txt]
-      replace the tables REGIME-* of CPU.csv by the summaries of a
-      `fastpath bench --json` run (RUN.jsonl: its standard output), and
-      REGIME-check by its `bench --check` verdict (NOTES.txt: its standard
-      error, with `--check`): one table per summary the bench prints,
-      named REGIME-PRIMITIVE, and REGIME-PRIMITIVE-vs-BASELINE for a
-      primitive's second baseline
+      write into CPU.csv the summaries of a `fastpath bench --json` run
+      (RUN.jsonl: its standard output), one table per summary the bench
+      prints, named REGIME-PRIMITIVE, and REGIME-PRIMITIVE-vs-BASELINE for
+      a primitive's second baseline, and REGIME-check, its `bench --check`
+      verdict (NOTES.txt: its standard error, with `--check`): each in
+      place of the table of that name, the others left as they are
   render.py targets CPU NATIVE AVX2
       write the table `targets` of CPU.csv: fastpath's targets against the
       tables of the runs imported as NATIVE (the AVX-512 regime) and AVX2
@@ -284,7 +284,10 @@ def import_run(cpu, regime, run, notes=None):
         new += check_table(notes, regime)
     path = RESULTS / f"{cpu}.csv"
     old = read(cpu) if path.exists() else []
-    write(cpu, replace(old, lambda t: t.startswith(f"{regime}-"), new))
+    # Only the tables this import writes: a table of the CPU's file whose
+    # name merely starts with REGIME- (one edited by hand) stays.
+    written = {line["table"] for line in new}
+    write(cpu, replace(old, lambda t: t in written, new))
 
 
 # --- the targets ----------------------------------------------------------
