@@ -123,6 +123,10 @@ pub(crate) mod selection {
             #[cfg(not(target_arch = "x86_64"))]
             let own_copy_to = 16 << 10;
             arch::memcpy::set_own_copy_to(own_copy_to);
+            // The length from which the fill kernels store with `rep
+            // stosb`, by the CPU's rule.
+            #[cfg(target_arch = "x86_64")]
+            arch::generic::fill::set_rep_stosb_from(arch::x86_64::handoff::rep_stosb_from());
         }
         kernels
     }
@@ -300,5 +304,17 @@ mod tests {
         let to = crate::arch::x86_64::handoff::own_copy_to(tier, crate::caches().l2);
         assert!(to >= 2 << 10);
         assert_eq!(crate::arch::memcpy::own_copy_to(), to);
+    }
+
+    /// The selection sets the length from which the fill kernels store
+    /// with `rep stosb` by the CPU's rule.
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    #[test]
+    fn fills_store_with_rep_stosb_from_the_cpus_threshold() {
+        let _ = active_tier();
+        assert_eq!(
+            crate::arch::generic::fill::rep_stosb_from(),
+            crate::arch::x86_64::handoff::rep_stosb_from()
+        );
     }
 }

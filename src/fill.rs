@@ -19,7 +19,7 @@
 //!   so that `FASTPATH_TIER` caps it as it caps every primitive; or, with
 //!   `std`, for fills below 1 KiB, the C library's `memset` on every CPU
 //!   but those where the own kernels were measured faster there (AMD
-//!   Zen 4: `arch::x86_64::handoff`). Non-temporal fills past their
+//!   Zen 4, Intel Emerald Rapids: `arch::x86_64::handoff`). Non-temporal fills past their
 //!   threshold keep the own kernels everywhere.
 //!
 //! The algorithm, and the measurements behind it, are in `arch/generic/fill.rs`,
@@ -118,7 +118,7 @@ unsafe fn memset_or_stream(dst: &mut [u8], value: u8) {
 /// kernel, chosen once (see [`Tier`](crate::Tier) for how, and how
 /// `FASTPATH_TIER` caps it); with `std`, on the CPUs where no measurement
 /// shows that kernel faster than the C library's `memset` (all but AMD
-/// Zen 4), fills below 1 KiB call `memset`.
+/// Zen 4 and Intel Emerald Rapids), fills below 1 KiB call `memset`.
 ///
 /// ```
 /// let mut header = [0xffu8; 20];

@@ -7,11 +7,16 @@ use common::{Implementation, Operands, Primitive};
 use fastpath::Tier;
 use fastpath::arch::{fill_kernel, fill_nontemporal_kernel};
 
-/// Lengths up to several MiB: around the switch to `rep stosb` (1 MiB) and
+/// Lengths up to several MiB: around the switches to `rep stosb` (16 KiB at
+/// the lowest a CPU's rule sets, 32 KiB on Emerald Rapids, 1 MiB elsewhere) and
 /// past the caches.
 const LONG_LENGTHS: &[usize] = &[
     4095,
     4096,
+    16_383,
+    16_384,
+    32_767,
+    32_768,
     65_537,
     (1 << 20) - 1,
     1 << 20,

@@ -28,7 +28,8 @@
 //!   that ends at the last line boundary, and an unaligned line at the end
 //!   ([`fill_lines`]).
 //! - In the x86_64 tiers (not the portable one), fills of [`REP_STOSB_MIN`]
-//!   bytes and more are one `rep stosb` (not non-temporally).
+//!   bytes and more are one `rep stosb` (not non-temporally), or from the
+//!   lower threshold of the CPU's rule ([`rep_stosb_from`]).
 //!
 //! Every store writes only bytes of the destination: overlapping stores
 //! write some bytes twice rather than step outside it, so no path touches a
@@ -81,6 +82,9 @@
 //!   against 0.15 cycles per byte at 64 MiB), because the CPU then writes
 //!   whole lines to memory without reading them first. glibc switches at
 //!   2 KiB; the loop is as fast up to the threshold and faster at 4 KiB.
+//!   These are Zen 4's figures; on Intel's Emerald Rapids `rep stosb` is
+//!   ahead from 64 KiB, past its L1, and the threshold there is 32 KiB
+//!   (`arch::x86_64::handoff`).
 //! - *Non-temporal stores are opt-in*: they write lines to memory without
 //!   reading them or keeping them in the caches, which is the right thing
 //!   for a buffer far larger than the caches that nobody reads soon, and
@@ -92,12 +96,44 @@
 use super::vector::Vector;
 
 /// Fills of this many bytes (1 MiB) and more are one `rep stosb` in the
-/// x86_64 tiers: where the buffer outgrows the caches, the CPU then streams
-/// whole lines to memory without reading them, 2× faster than vector stores
-/// at 64 MiB on Zen 4; below, the vector loop is as fast or faster (see the
-/// module docs).
+/// x86_64 tiers, unless the CPU's rule sets a lower threshold
+/// ([`set_rep_stosb_from`]): where the buffer outgrows the caches, the CPU
+/// then streams whole lines to memory without reading them, 2× faster than
+/// vector stores at 64 MiB on Zen 4; below, the vector loop is as fast or
+/// faster there (see the module docs).
 #[cfg(target_arch = "x86_64")]
 pub(crate) const REP_STOSB_MIN: usize = 1 << 20;
+
+/// The lowest threshold a CPU's rule may set: fills below it never test
+/// the threshold, so that the AVX2 and SSE2 kernels store them by blocks
+/// behind one comparison with a constant, as before the rule.
+#[cfg(target_arch = "x86_64")]
+const REP_STOSB_LOWEST: usize = 16 << 10;
+
+/// The threshold in force: [`REP_STOSB_MIN`] until the selection sets the
+/// CPU's ([`set_rep_stosb_from`]).
+#[cfg(target_arch = "x86_64")]
+static REP_STOSB_FROM: core::sync::atomic::AtomicUsize =
+    core::sync::atomic::AtomicUsize::new(REP_STOSB_MIN);
+
+/// Sets the length from which the x86_64 tiers fill with `rep stosb`: the
+/// selection's hook, with the CPU's rule (`arch::x86_64::handoff`), raised
+/// to [`REP_STOSB_LOWEST`] if below it. With `std`, which reads the rules;
+/// without it the threshold stays [`REP_STOSB_MIN`].
+#[cfg(all(target_arch = "x86_64", feature = "std"))]
+pub(crate) fn set_rep_stosb_from(len: usize) {
+    REP_STOSB_FROM.store(
+        len.max(REP_STOSB_LOWEST),
+        core::sync::atomic::Ordering::Relaxed,
+    );
+}
+
+/// The length from which the x86_64 tiers fill with `rep stosb`.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(crate) fn rep_stosb_from() -> usize {
+    REP_STOSB_FROM.load(core::sync::atomic::Ordering::Relaxed)
+}
 
 /// The width of a cache line, which the loop aligns its stores to.
 const LINE: usize = 64;
@@ -129,7 +165,7 @@ const fn blocks_max<V: Vector, const NONTEMPORAL: bool>() -> usize {
     }
     #[cfg(target_arch = "x86_64")]
     if V::REP_STOSB {
-        return REP_STOSB_MIN - 1;
+        return REP_STOSB_LOWEST - 1;
     }
     usize::MAX
 }
@@ -237,8 +273,14 @@ unsafe fn fill_long<V: Vector, const NONTEMPORAL: bool>(v: V, ptr: *mut u8, len:
             fill_blocks(v, ptr, len);
         } else {
             #[cfg(target_arch = "x86_64")]
-            if !NONTEMPORAL && V::REP_STOSB && len >= REP_STOSB_MIN {
-                return rep_stosb(ptr, len, value);
+            if V::REP_STOSB && !NONTEMPORAL {
+                if len >= rep_stosb_from() {
+                    return rep_stosb(ptr, len, value);
+                }
+                // Below the threshold, the narrower vectors' blocks.
+                if 4 * V::BYTES <= 2 * LINE {
+                    return fill_blocks(v, ptr, len);
+                }
             }
             #[cfg(not(target_arch = "x86_64"))]
             let _ = value;

@@ -28,17 +28,33 @@
 
 //!
 //! And where [`crate::fill()`] keeps its own kernels past its inline
-//! lengths (128 bytes) rather than call `memset`: on AMD's Zen 4 alone,
-//! where they ran at 1.00-1.07× `slice::fill` from 129 bytes to 1 MiB,
-//! called as applications call, and `memset` behind the inline paths at
-//! 0.73-0.91× at 129-1024 bytes (0.94-1.10× called directly from the call
-//! site, in both regimes: no faster than the kernels; BENCHMARKS.md, Zen 4,
-//! "Fills handed to `memset`"). Elsewhere fills below 1 KiB go to
-//! `memset` (`fill::FILL_KERNEL_FROM`): on an Intel Xeon of the
-//! Sapphire/Emerald Rapids class the own kernels ran at 0.67-0.88× at
-//! 129-512 bytes and `memset` at 0.87-0.91×; on Zen 3, random lengths up
-//! to 256 and 1024 bytes at 0.79× and 0.77×; nothing has been measured
-//! elsewhere.
+//! lengths (128 bytes) rather than call `memset`, at every length and with
+//! every tier, both measured called as applications call (BENCHMARKS.md,
+//! "Per CPU"):
+//!
+//! - **AMD Zen 4**: the kernels ran at 1.00-1.07× `slice::fill` from 129
+//!   bytes to 1 MiB, and `memset` behind the inline paths at 0.73-0.91× at
+//!   129-1024 bytes (0.94-1.10× called directly from the call site, in
+//!   both regimes: no faster than the kernels; Zen 4, "Fills handed to
+//!   `memset`").
+//! - **Intel Emerald Rapids** (family 6, model 0xcf): behind the inline
+//!   paths, `memset` ran 129-256-byte fills at 0.55-0.63× and random
+//!   lengths up to 1024 bytes at 0.80-0.86× in the outside crate, where
+//!   the kernels ran at 1.00-1.14× and 0.93-1.00×; in `fastpath bench`
+//!   the hand-off flagged 39 rows of 256 bytes and more, at 0.64-0.97×
+//!   (Intel Xeon, "Fills on Emerald Rapids").
+//!
+//! On Emerald Rapids the kernels also fill with `rep stosb` from 32 KiB,
+//! not 1 MiB ([`rep_stosb_from`]): with AVX-512 masked off, the AVX2
+//! loop ran 64-256 KiB at 0.97-0.98× glibc's AVX2 `memset` (which takes
+//! `rep stosb` from 2 KiB), and random log-uniform lengths up to 64 KiB at
+//! 0.77-0.95×; at 8-32 KiB, inside the 48 KiB L1, at 0.99-1.05×.
+//!
+//! Elsewhere fills below 1 KiB go to `memset` (`fill::FILL_KERNEL_FROM`):
+//! on the Intel Xeon measured before (reported as model 0xa7), the own
+//! kernels ran at 0.67-0.88× at 129-512 bytes and `memset` at 0.87-0.91×;
+//! on Zen 3, random lengths up to 256 and 1024 bytes at 0.79× and 0.77×;
+//! nothing has been measured elsewhere.
 
 use crate::Tier;
 
@@ -59,10 +75,28 @@ pub(crate) fn own_copy_to(tier: Tier, l2: usize) -> usize {
 }
 
 /// Whether fills past the inline lengths keep the own kernels: on AMD's
-/// Zen 4 (family 0x19, models 0x10-0x1f, 0x60-0x7f, 0xa0-0xaf).
+/// Zen 4 (family 0x19, models 0x10-0x1f, 0x60-0x7f, 0xa0-0xaf) and Intel's
+/// Emerald Rapids (family 6, model 0xcf).
 pub(crate) fn own_fills() -> bool {
     let cpu = super::Signature::read();
-    super::is_amd() && is_zen_4(cpu.family, cpu.model)
+    (super::is_amd() && is_zen_4(cpu.family, cpu.model)) || is_emerald_rapids(&cpu)
+}
+
+/// The length from which the x86_64 fill kernels store with `rep stosb`:
+/// 32 KiB on Intel's Emerald Rapids, past which its `rep stosb` is ahead
+/// of the vector loops (see the module docs), and elsewhere the kernels'
+/// default, 1 MiB.
+pub(crate) fn rep_stosb_from() -> usize {
+    if is_emerald_rapids(&super::Signature::read()) {
+        return 32 << 10;
+    }
+    crate::arch::generic::fill::REP_STOSB_MIN
+}
+
+/// Whether a CPU is Intel's Emerald Rapids (5th generation Xeon
+/// Scalable): family 6, model 0xcf.
+fn is_emerald_rapids(cpu: &super::Signature) -> bool {
+    &cpu.vendor == b"GenuineIntel" && cpu.family == 0x6 && cpu.model == 0xcf
 }
 
 /// Whether a family and model are one of AMD's Zen 4 cores.
@@ -83,7 +117,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn zen_4_alone_keeps_the_fill_kernels() {
+    fn zen_4_and_emerald_rapids_alone_keep_the_fill_kernels() {
         // Genoa, Raphael, Bergamo: Zen 4; Milan, Vermeer, Sapphire
         // Rapids: not.
         for (family, model) in [(0x19, 0x11), (0x19, 0x61), (0x19, 0xa0)] {
@@ -92,10 +126,31 @@ mod tests {
         for (family, model) in [(0x19, 0x01), (0x19, 0x21), (0x6, 0x8f)] {
             assert!(!is_zen_4(family, model), "{family:#x} {model:#x}");
         }
+        let intel = |model| super::super::Signature {
+            vendor: *b"GenuineIntel",
+            family: 0x6,
+            model,
+            stepping: 2,
+        };
+        assert!(is_emerald_rapids(&intel(0xcf)));
+        // Sapphire Rapids, Ice Lake-SP, Rocket Lake: not measured.
+        for model in [0x8f, 0x6a, 0xa7] {
+            assert!(!is_emerald_rapids(&intel(model)), "{model:#x}");
+        }
         let cpu = super::super::Signature::read();
+        let expected = if super::super::is_amd() {
+            is_zen_4(cpu.family, cpu.model)
+        } else {
+            is_emerald_rapids(&cpu)
+        };
+        assert_eq!(own_fills(), expected);
         assert_eq!(
-            own_fills(),
-            super::super::is_amd() && is_zen_4(cpu.family, cpu.model)
+            rep_stosb_from(),
+            if is_emerald_rapids(&cpu) {
+                32 << 10
+            } else {
+                1 << 20
+            }
         );
     }
 
