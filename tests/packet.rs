@@ -465,8 +465,19 @@ fn etherparse_verifies_icmpv6(b: &Built) -> bool {
 // ---------------------------------------------------------------------------
 // Generated packets against the references.
 
+/// `n` cases, or as many as `PROPTEST_CASES` says where it is set: the
+/// valgrind run of `.ci/sanitizers.sh` sets it, since under valgrind these
+/// tests check the memory accesses, not the many packet shapes that the
+/// native run covers.
+fn cases(n: u32) -> ProptestConfig {
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok());
+    ProptestConfig::with_cases(cases.unwrap_or(n))
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(2048))]
+    #![proptest_config(cases(2048))]
 
     #[test]
     fn generated_packets_against_etherparse_and_smoltcp(spec in spec()) {
@@ -607,7 +618,7 @@ fn correct(built: &mut Built) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(2048))]
+    #![proptest_config(cases(2048))]
 
     #[test]
     fn update_equals_recompute(
@@ -1515,7 +1526,7 @@ fn splits_agree(bytes: &[u8], n: u16) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(2048))]
+    #![proptest_config(cases(2048))]
 
     #[test]
     fn split_packets_equal_contiguous_ones(
@@ -1702,7 +1713,7 @@ fn exercise(bytes: &[u8], n: u16) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(8192))]
+    #![proptest_config(cases(8192))]
 
     #[test]
     fn random_bytes_never_panic(
