@@ -19,8 +19,8 @@
 //!   so that `FASTPATH_TIER` caps it as it caps every primitive; or, with
 //!   `std`, for fills below 1 KiB, the C library's `memset` on every CPU
 //!   but those where the own kernels were measured faster there (AMD
-//!   Zen 4, Intel Emerald Rapids: `arch::x86_64::handoff`). Non-temporal fills past their
-//!   threshold keep the own kernels everywhere.
+//!   Zen 4, Intel Emerald Rapids: `arch::x86_64::handoff`). Non-temporal
+//!   fills past their threshold keep the own kernels everywhere.
 //!
 //! The algorithm, and the measurements behind it, are in `arch/generic/fill.rs`,
 //! where it is written once for every tier, and in the files of the tiers

@@ -41,8 +41,8 @@
 //!   paths, `memset` ran 129-256-byte fills at 0.55-0.63× and random
 //!   lengths up to 1024 bytes at 0.80-0.86× in the outside crate, where
 //!   the kernels ran at 1.00-1.14× and 0.93-1.00×; in `fastpath bench`
-//!   the hand-off flagged 39 rows of 256 bytes and more, at 0.64-0.97×
-//!   (Intel Xeon, "Fills on Emerald Rapids").
+//!   the hand-off flagged 39 rows of 256 bytes and more, at 0.61-0.97×
+//!   (Intel Xeon Emerald Rapids, "Fills: the own kernels, not `memset`").
 //!
 //! On Emerald Rapids the kernels also fill with `rep stosb` from 32 KiB,
 //! not 1 MiB ([`rep_stosb_from`]): with AVX-512 masked off, the AVX2
