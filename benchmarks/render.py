@@ -33,7 +33,7 @@ Usage:
   render.py targets CPU NATIVE AVX2
       write the table `targets` of CPU.csv: fastpath's targets against the
       tables of the runs imported as NATIVE (the AVX-512 regime) and AVX2
-      (the AVX2-only regime)
+      (the AVX2-only regime); `-` for NATIVE on a CPU without AVX-512
 """
 
 import csv
@@ -259,6 +259,9 @@ def check_table(notes, regime):
             sys.exit(f"{notes}: not a line of the verdict: {line!r}")
         primitive, implementation, row, ratios, baseline = m.groups()
         label = f"{primitive}: {row}"
+        # `fill` and `fill_nontemporal` share the rows of their tables.
+        if "fill_nontemporal" in implementation:
+            label += " (fill_nontemporal)"
         lines.append(dict(table=name, row=label, column="entry point", value=implementation, unit=""))
         lines.append(dict(table=name, row=label, column="baseline", value=baseline, unit=""))
         for k, ratio in enumerate(ratios.split(", "), 1):
@@ -324,7 +327,9 @@ def check_rows(lines, name, primitive):
 
 def targets(cpu, native, avx2):
     lines = read(cpu)
-    regimes = {"AVX-512 (native)": native, "AVX2-only": avx2}
+    # `-` for a regime the CPU does not have (no AVX-512: its native run is
+    # the AVX2 one).
+    regimes = {k: v for k, v in (("AVX-512 (native)", native), ("AVX2-only", avx2)) if v != "-"}
     name = "targets"
     out = [dict(table=name, row="regime: target", column="", value="", unit="")]
 
@@ -344,6 +349,8 @@ def targets(cpu, native, avx2):
         ("AVX2-only", (9000, 9001), 2.6, "9000 B"),
         ("AVX2-only", (65536, 65537), 2.0, "64 KiB"),
     ):
+        if regime not in regimes:
+            continue
         rows = [r for r in dispatch_rows(lines, f"{regimes[regime]}-checksum") if r[1] in sizes]
         short = [r[0] for r in rows if r[2] < floor]
         add(f"checksum ≥ {floor}× the fastest baseline at {what}", regime, fmt(rows), not short,
@@ -357,6 +364,18 @@ def targets(cpu, native, avx2):
             f"every row ≥ {FLOOR}×" if not failed
             else f"{len(failed)} rows below {FLOOR}× in every measurement: " + ", ".join(failed))
         add(f"copy ≥ {FLOOR}× `copy_from_slice` on every row", regime, measured, not failed)
+
+    # The fills, in both of the bench's styles (the check names the rows of
+    # the second "fill, as applications call it").
+    for regime, prefix in regimes.items():
+        failed = check_rows(lines, f"{prefix}-check", "fill")
+        failed += ["as applications call it: " + row for row in
+                   check_rows(lines, f"{prefix}-check", "fill, as applications call it")]
+        measured = "`--check`: " + (
+            f"every row ≥ {FLOOR}×" if not failed
+            else f"{len(failed)} rows below {FLOOR}× in every measurement: " + "; ".join(failed))
+        add(f"fill and fill_nontemporal ≥ {FLOOR}× `memset` on every row, both styles", regime,
+            measured, not failed)
 
     # Issue 29's short target, in the default build: every fixed length up
     # to 64 bytes and the random lengths up to 64, in each style the bench

@@ -73,18 +73,6 @@ pub(crate) mod selection {
     /// before the first choice.
     static TABLE: AtomicU8 = AtomicU8::new(UNSELECTED);
 
-    /// Whether fills past the inline lengths keep the own kernels rather
-    /// than go to the C library's `memset`: the CPU's rule
-    /// (`arch::x86_64::handoff::own_fills`), with `std` only. No
-    /// measurement elsewhere says the own kernels are faster.
-    #[cfg(feature = "std")]
-    pub(crate) fn own_fills() -> bool {
-        #[cfg(target_arch = "x86_64")]
-        return arch::x86_64::handoff::own_fills();
-        #[cfg(not(target_arch = "x86_64"))]
-        false
-    }
-
     /// The chosen table, chosen now if it was not yet.
     #[inline]
     pub(crate) fn active() -> &'static Kernels {
@@ -127,6 +115,14 @@ pub(crate) mod selection {
             // stosb`, by the CPU's rule.
             #[cfg(target_arch = "x86_64")]
             arch::generic::fill::set_rep_stosb_from(arch::x86_64::handoff::rep_stosb_from());
+            // The length from which fills keep the own kernels rather than
+            // call `memset`, by the CPU's rule; elsewhere 1 KiB, as on the
+            // x86_64 CPUs without a rule of their own.
+            #[cfg(target_arch = "x86_64")]
+            let memset_below = arch::x86_64::handoff::memset_below();
+            #[cfg(not(target_arch = "x86_64"))]
+            let memset_below = 1 << 10;
+            arch::generic::fill::set_memset_below(memset_below);
         }
         kernels
     }
@@ -170,17 +166,13 @@ pub(crate) mod selection {
 /// constant and the call is direct.
 ///
 /// Declared `unsafe fn`, the function has the kernel's preconditions, which
-/// its `# Safety` section states. With `hand_off = f;` (a fill), the pointer
-/// is `f`, a function of the same type that hands the work to the C
-/// library, where the CPU's rule does not keep the own kernels
-/// ([`selection::own_fills`]).
+/// its `# Safety` section states.
 macro_rules! dispatch {
     (
         @define [$($qualifier:tt)*]
         $(#[$attr:meta])*
         $vis:vis fn $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty;
         kernel = $field:ident;
-        $(hand_off = $hand_off:path;)?
     ) => {
         $(#[$attr])*
         $vis $($qualifier)* fn $name($($arg: $ty),*) -> $ret {
@@ -198,14 +190,6 @@ macro_rules! dispatch {
                 /// preconditions, if it has any.
                 unsafe fn detect($($arg: $ty),*) -> $ret {
                     let kernel: Kernel = $crate::dispatch::active().$field;
-                    $(
-                        #[cfg(feature = "std")]
-                        let kernel: Kernel = if $crate::dispatch::selection::own_fills() {
-                            kernel
-                        } else {
-                            $hand_off
-                        };
-                    )?
                     FN.store(kernel as *mut (), Ordering::Relaxed);
                     // SAFETY: the active table is one this CPU runs, and the
                     // arguments meet the kernel's preconditions, as the
@@ -241,28 +225,24 @@ macro_rules! dispatch {
         $(#[$attr:meta])*
         $vis:vis unsafe fn $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty;
         kernel = $field:ident;
-        $(hand_off = $hand_off:path;)?
     ) => {
         $crate::dispatch::dispatch! {
             @define [unsafe]
             $(#[$attr])*
             $vis fn $name($($arg: $ty),*) -> $ret;
             kernel = $field;
-            $(hand_off = $hand_off;)?
         }
     };
     (
         $(#[$attr:meta])*
         $vis:vis fn $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty;
         kernel = $field:ident;
-        $(hand_off = $hand_off:path;)?
     ) => {
         $crate::dispatch::dispatch! {
             @define []
             $(#[$attr])*
             $vis fn $name($($arg: $ty),*) -> $ret;
             kernel = $field;
-            $(hand_off = $hand_off;)?
         }
     };
 }
@@ -304,6 +284,19 @@ mod tests {
         let to = crate::arch::x86_64::handoff::own_copy_to(tier, crate::caches().l2);
         assert!(to >= 2 << 10);
         assert_eq!(crate::arch::memcpy::own_copy_to(), to);
+    }
+
+    /// The selection sets the length below which fills go to `memset` by
+    /// the CPU's rule.
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    #[test]
+    fn fills_go_to_memset_below_the_cpus_length() {
+        let _ = active_tier();
+        let _tests = crate::arch::generic::fill::MEMSET_BELOW_TESTS.lock();
+        assert_eq!(
+            crate::arch::generic::fill::memset_below(),
+            crate::arch::x86_64::handoff::memset_below()
+        );
     }
 
     /// The selection sets the length from which the fill kernels store

@@ -16,11 +16,13 @@
 //!   for 65-128 bytes in a build without AVX2): see `arch::inline`;
 //! - longer fills call the [active tier](crate::active_tier)'s kernel, chosen
 //!   and cached at the first call, through the crate's one dispatch macro,
-//!   so that `FASTPATH_TIER` caps it as it caps every primitive; or, with
-//!   `std`, for fills below 1 KiB, the C library's `memset` on every CPU
-//!   but those where the own kernels were measured faster there (AMD
-//!   Zen 4, Intel Emerald Rapids: `arch::x86_64::handoff`). Non-temporal
-//!   fills past their threshold keep the own kernels everywhere.
+//!   so that `FASTPATH_TIER` caps it as it caps every primitive: one load
+//!   and one indirect call; or, with `std`, for fills below 1 KiB, the C
+//!   library's `memset`, called from the call site as `slice::fill` calls
+//!   it, on every CPU but those where the own kernels were measured faster
+//!   there (AMD Zen 3 and Zen 4, Intel Emerald Rapids:
+//!   `arch::x86_64::handoff`). Non-temporal fills past their threshold
+//!   keep the own kernels everywhere.
 //!
 //! The algorithm, and the measurements behind it, are in `arch/generic/fill.rs`,
 //! where it is written once for every tier, and in the files of the tiers
@@ -34,77 +36,16 @@ use crate::dispatch::{Choice, dispatch};
 const INLINE_MAX: usize = <Inline as InlinePath>::MAX;
 
 dispatch! {
-    /// Fills with the active tier's kernel, or with `std` the C library's
-    /// `memset` where the CPU's rule says.
+    /// Fills with the active tier's kernel.
     fn fill_dispatched(dst: &mut [u8], value: u8) -> ();
     kernel = fill;
-    hand_off = memset;
 }
 
 dispatch! {
     /// Fills with the active tier's kernel below the non-temporal
-    /// threshold (with `std`, or the C library's `memset` where the CPU's
-    /// rule says), and its non-temporal kernel from it.
+    /// threshold, and its non-temporal kernel from it.
     fn fill_nontemporal_dispatched(dst: &mut [u8], value: u8) -> ();
     kernel = fill_or_stream;
-    hand_off = memset_or_stream;
-}
-
-/// Fills of this many bytes and more keep the active tier's kernel where
-/// shorter ones go to the C library: on the Intel Xeon measured, the
-/// kernels ran 1500-4096-byte fills at 1.07-1.08× `slice::fill` called as
-/// applications call, `memset` behind the inline paths at 0.95-0.97×; at
-/// 129-512 bytes the kernels at 0.67-0.88×, `memset` at 0.87-0.91×
-/// (BENCHMARKS.md, "The hand-off to the C library").
-#[cfg(feature = "std")]
-const FILL_KERNEL_FROM: usize = 1 << 10;
-
-/// Sets every byte of `dst` to `value`: below [`FILL_KERNEL_FROM`] bytes
-/// with the C library's `memset`, from it with the active tier's kernel.
-/// The fill past the inline lengths on the CPUs where no measurement shows
-/// the own kernels faster there (`arch::x86_64::handoff::own_fills`).
-///
-/// # Safety
-///
-/// None: `unsafe` for the type of a kernel.
-#[cfg(feature = "std")]
-unsafe fn memset(dst: &mut [u8], value: u8) {
-    if dst.len() >= FILL_KERNEL_FROM {
-        return fill_kernel(dst, value);
-    }
-    // SAFETY: the `dst.len()` bytes at `dst` are writable. With a length
-    // the compiler cannot see, this is a call of `memset`.
-    unsafe { core::ptr::write_bytes(dst.as_mut_ptr(), value, dst.len()) }
-}
-
-/// The active tier's fill kernel: [`memset`]'s path from
-/// [`FILL_KERNEL_FROM`] bytes, out of line so that `memset` needs no stack
-/// frame and reaches the C library's `memset` by a jump alone. Inlined, the
-/// choice of the table on the first call made it save and restore three
-/// registers on every call, and fills of 129-1023 bytes handed to the C
-/// library ran at 0.79-0.90× `slice::fill` called as applications call
-/// (random lengths, AVX2-only regime on AMD Zen 4).
-#[cfg(feature = "std")]
-#[inline(never)]
-fn fill_kernel(dst: &mut [u8], value: u8) {
-    crate::dispatch::active().fill(dst, value);
-}
-
-/// [`memset`] below the non-temporal threshold, the active tier's
-/// non-temporal kernel from it: [`fill_nontemporal`]'s kernel where fills
-/// go to the C library.
-///
-/// # Safety
-///
-/// None: `unsafe` for the type of a kernel.
-#[cfg(feature = "std")]
-unsafe fn memset_or_stream(dst: &mut [u8], value: u8) {
-    if dst.len() >= crate::arch::cache::nontemporal_threshold() {
-        crate::dispatch::active().fill_nontemporal(dst, value);
-    } else {
-        // SAFETY: no precondition.
-        unsafe { memset(dst, value) }
-    }
 }
 
 /// Sets every byte of `dst` to `value`: a faster `dst.fill(value)`.
@@ -118,7 +59,8 @@ unsafe fn memset_or_stream(dst: &mut [u8], value: u8) {
 /// kernel, chosen once (see [`Tier`](crate::Tier) for how, and how
 /// `FASTPATH_TIER` caps it); with `std`, on the CPUs where no measurement
 /// shows that kernel faster than the C library's `memset` (all but AMD
-/// Zen 4 and Intel Emerald Rapids), fills below 1 KiB call `memset`.
+/// Zen 3 and Zen 4 and Intel Emerald Rapids), fills below 1 KiB call
+/// `memset`.
 ///
 /// ```
 /// let mut header = [0xffu8; 20];
@@ -149,6 +91,21 @@ fn fill_stores<const NONTEMPORAL: bool>(dst: &mut [u8], value: u8) {
         // SAFETY: as above, with `len <= INLINE_MAX`.
         unsafe { fill_inline::<Inline, Choice>(dst.as_mut_ptr(), len, value) }
     } else {
+        // With `std`, the lengths the CPU's rule hands to the C library
+        // (`arch::x86_64::handoff`): `memset` called from here, as
+        // `slice::fill` calls it, behind one load and two comparisons,
+        // before the inline stores of 65-128 bytes, which no rule hands
+        // off. Through a function pointer to a function that compared the
+        // length and jumped to `memset`, 256-2048-byte fills ran at
+        // 0.62-0.95× `slice::fill` (AMD Zen 3, BENCHMARKS.md). The
+        // non-temporal threshold lies beyond every rule's length.
+        #[cfg(feature = "std")]
+        if len > 128 && len < crate::arch::generic::fill::memset_below() {
+            // SAFETY: the `len` bytes at `dst` are writable. With a length
+            // the compiler cannot see, this is a call of `memset`.
+            unsafe { core::ptr::write_bytes(dst.as_mut_ptr(), value, len) };
+            return;
+        }
         // SAFETY: `len > INLINE_MAX`, and the `len` bytes are writable.
         if unsafe { Inline::try_fill_long::<Choice>(dst.as_mut_ptr(), len, value) } {
             return;
@@ -221,31 +178,38 @@ pub fn fill_nontemporal(dst: &mut [u8], value: u8) {
 mod tests {
     extern crate std;
 
-    /// The C library's fills that replace the kernels past the inline
-    /// lengths, where the CPU's rule says, fill exactly the bytes given.
+    use crate::arch::generic::fill::{memset_below, set_memset_below};
+
+    /// The fills handed to `memset`, whatever this CPU's rule (the rules of
+    /// other CPUs hand 129-1023 bytes to it), fill exactly the bytes given.
+    /// Other tests running meanwhile see the changed length too: both of
+    /// its paths fill correctly.
     #[test]
-    fn the_hand_offs_fill_exactly_the_bytes() {
-        let mut buf = std::vec![0u8; 70_000];
-        for len in (0..600).chain([4095, 65_535, 65_536, 69_000]) {
+    fn fills_handed_to_memset_fill_exactly_the_bytes() {
+        let _ = crate::active_tier();
+        let _tests = crate::arch::generic::fill::MEMSET_BELOW_TESTS.lock();
+        let rule = memset_below();
+        set_memset_below(4096);
+        let mut buf = std::vec![0u8; 8192];
+        for len in (0..600).chain([1023, 1024, 4095, 4096, 4097]) {
             for offset in [0, 1, 14, 63] {
-                for (i, hand_off) in [super::memset, super::memset_or_stream]
-                    .into_iter()
-                    .enumerate()
-                {
+                for nontemporal in [false, true] {
                     buf.fill(0xee);
-                    // SAFETY: no precondition.
-                    unsafe { hand_off(&mut buf[offset..offset + len], 0x5a) };
+                    let dst = &mut buf[offset..offset + len];
+                    if nontemporal {
+                        super::fill_nontemporal(dst, 0x5a);
+                    } else {
+                        super::fill(dst, 0x5a);
+                    }
                     assert!(
                         buf[offset..offset + len].iter().all(|&b| b == 0x5a),
-                        "{i}: {len} at +{offset}"
+                        "{len} at +{offset}"
                     );
-                    let outside = buf[..offset].iter().chain(&buf[offset + len..]);
-                    assert!(
-                        outside.into_iter().all(|&b| b == 0xee),
-                        "{i}: {len} at +{offset}"
-                    );
+                    let mut outside = buf[..offset].iter().chain(&buf[offset + len..]);
+                    assert!(outside.all(|&b| b == 0xee), "{len} at +{offset}");
                 }
             }
         }
+        set_memset_below(rule);
     }
 }

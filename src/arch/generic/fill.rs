@@ -135,6 +135,33 @@ pub(crate) fn rep_stosb_from() -> usize {
     REP_STOSB_FROM.load(core::sync::atomic::Ordering::Relaxed)
 }
 
+/// Fills past the inline lengths and shorter than this go to the C
+/// library's `memset`, longer ones to the active tier's kernel: 0 (every
+/// one to the kernel) until the selection sets the CPU's rule
+/// ([`set_memset_below`]; `arch::x86_64::handoff::memset_below`), so that
+/// the first long fill goes through the dispatch, which makes the choice.
+#[cfg(feature = "std")]
+static MEMSET_BELOW: core::sync::atomic::AtomicUsize = core::sync::atomic::AtomicUsize::new(0);
+
+/// The length from which fills past the inline lengths keep the active
+/// tier's kernel rather than call `memset`.
+#[cfg(feature = "std")]
+#[inline(always)]
+pub(crate) fn memset_below() -> usize {
+    MEMSET_BELOW.load(core::sync::atomic::Ordering::Relaxed)
+}
+
+/// Sets [`memset_below`]: the selection's hook, with the CPU's rule.
+#[cfg(feature = "std")]
+pub(crate) fn set_memset_below(len: usize) {
+    MEMSET_BELOW.store(len, core::sync::atomic::Ordering::Relaxed);
+}
+
+/// Held by the tests that read or change [`memset_below`], which run in
+/// threads of one process.
+#[cfg(all(test, feature = "std"))]
+pub(crate) static MEMSET_BELOW_TESTS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// The width of a cache line, which the loop aligns its stores to.
 const LINE: usize = 64;
 

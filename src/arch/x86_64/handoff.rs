@@ -37,6 +37,12 @@
 //!   129-1024 bytes (0.94-1.10× called directly from the call site, in
 //!   both regimes: no faster than the kernels; Zen 4, "Fills handed to
 //!   `memset`").
+//! - **AMD Zen 3**: through the dispatch's one function pointer, the AVX2
+//!   kernel ran 256-2048-byte fills at 0.93-1.05× `slice::fill` and
+//!   4-64 KiB at 1.14-1.94× (glibc's AVX2 `memset` takes `rep stosb` past
+//!   2 KiB); `memset` called from the call site up to 2048 bytes ran
+//!   256-byte fills at 0.73-0.87×, where the kernel ran at 1.21-1.28× in
+//!   the same hour (AMD EPYC Zen 3, "Fills on Zen 3: the own kernels").
 //! - **Intel Emerald Rapids** (family 6, model 0xcf): behind the inline
 //!   paths, `memset` ran 129-256-byte fills at 0.55-0.63× and random
 //!   lengths up to 1024 bytes at 0.80-0.86× in the outside crate, where
@@ -50,11 +56,10 @@
 //! `rep stosb` from 2 KiB), and random log-uniform lengths up to 64 KiB at
 //! 0.77-0.95×; at 8-32 KiB, inside the 48 KiB L1, at 0.99-1.05×.
 //!
-//! Elsewhere fills below 1 KiB go to `memset` (`fill::FILL_KERNEL_FROM`):
-//! on the Intel Xeon measured before (reported as model 0xa7), the own
-//! kernels ran at 0.67-0.88× at 129-512 bytes and `memset` at 0.87-0.91×;
-//! on Zen 3, random lengths up to 256 and 1024 bytes at 0.79× and 0.77×;
-//! nothing has been measured elsewhere.
+//! Elsewhere fills below 1 KiB go to `memset` ([`memset_below`]), called
+//! from the call site: on the Intel Xeon measured before (reported as
+//! model 0xa7), the own kernels ran at 0.67-0.88× at 129-512 bytes and
+//! `memset` at 0.87-0.91×; nothing has been measured elsewhere.
 
 use crate::Tier;
 
@@ -74,12 +79,19 @@ pub(crate) fn own_copy_to(tier: Tier, l2: usize) -> usize {
     to
 }
 
-/// Whether fills past the inline lengths keep the own kernels: on AMD's
-/// Zen 4 (family 0x19, models 0x10-0x1f, 0x60-0x7f, 0xa0-0xaf) and Intel's
-/// Emerald Rapids (family 6, model 0xcf).
-pub(crate) fn own_fills() -> bool {
+/// The length below which fills past the inline lengths go to the C
+/// library's `memset`, and from which they keep the own kernels: 0 (the
+/// kernels at every length) on AMD's Zen 3 and Zen 4 and Intel's Emerald
+/// Rapids, 1 KiB elsewhere. See the module docs for the measurements.
+pub(crate) fn memset_below() -> usize {
     let cpu = super::Signature::read();
-    (super::is_amd() && is_zen_4(cpu.family, cpu.model)) || is_emerald_rapids(&cpu)
+    let zen_3_or_4 =
+        super::is_amd() && (is_zen_3(cpu.family, cpu.model) || is_zen_4(cpu.family, cpu.model));
+    if zen_3_or_4 || is_emerald_rapids(&cpu) {
+        0
+    } else {
+        1 << 10
+    }
 }
 
 /// The length from which the x86_64 fill kernels store with `rep stosb`:
@@ -97,6 +109,11 @@ pub(crate) fn rep_stosb_from() -> usize {
 /// Scalable): family 6, model 0xcf.
 fn is_emerald_rapids(cpu: &super::Signature) -> bool {
     &cpu.vendor == b"GenuineIntel" && cpu.family == 0x6 && cpu.model == 0xcf
+}
+
+/// Whether a family and model are one of AMD's Zen 3 cores.
+fn is_zen_3(family: u32, model: u32) -> bool {
+    family == 0x19 && matches!(model, 0x00..=0x0f | 0x20..=0x5f)
 }
 
 /// Whether a family and model are one of AMD's Zen 4 cores.
@@ -117,14 +134,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn zen_4_and_emerald_rapids_alone_keep_the_fill_kernels() {
-        // Genoa, Raphael, Bergamo: Zen 4; Milan, Vermeer, Sapphire
-        // Rapids: not.
+    fn fills_go_to_memset_below_the_length_of_the_cpus_rule() {
+        // Genoa, Raphael, Bergamo: Zen 4; Milan, Vermeer, Rembrandt: Zen 3.
         for (family, model) in [(0x19, 0x11), (0x19, 0x61), (0x19, 0xa0)] {
             assert!(is_zen_4(family, model), "{family:#x} {model:#x}");
+            assert!(!is_zen_3(family, model), "{family:#x} {model:#x}");
         }
-        for (family, model) in [(0x19, 0x01), (0x19, 0x21), (0x6, 0x8f)] {
+        for (family, model) in [(0x19, 0x01), (0x19, 0x21), (0x19, 0x44)] {
+            assert!(is_zen_3(family, model), "{family:#x} {model:#x}");
             assert!(!is_zen_4(family, model), "{family:#x} {model:#x}");
+        }
+        for (family, model) in [(0x17, 0x31), (0x1a, 0x02), (0x6, 0x8f)] {
+            assert!(!is_zen_3(family, model) && !is_zen_4(family, model));
         }
         let intel = |model| super::super::Signature {
             vendor: *b"GenuineIntel",
@@ -138,12 +159,15 @@ mod tests {
             assert!(!is_emerald_rapids(&intel(model)), "{model:#x}");
         }
         let cpu = super::super::Signature::read();
-        let expected = if super::super::is_amd() {
-            is_zen_4(cpu.family, cpu.model)
+        let amd = super::super::is_amd();
+        let zen_3_or_4 =
+            amd && (is_zen_3(cpu.family, cpu.model) || is_zen_4(cpu.family, cpu.model));
+        let expected = if zen_3_or_4 || is_emerald_rapids(&cpu) {
+            0
         } else {
-            is_emerald_rapids(&cpu)
+            1024
         };
-        assert_eq!(own_fills(), expected);
+        assert_eq!(memset_below(), expected);
         assert_eq!(
             rep_stosb_from(),
             if is_emerald_rapids(&cpu) {
