@@ -96,9 +96,11 @@ fn fill_stores<const NONTEMPORAL: bool>(dst: &mut [u8], value: u8) {
         // `slice::fill` calls it, behind one load and two comparisons,
         // before the inline stores of 65-128 bytes, which no rule hands
         // off. Through a function pointer to a function that compared the
-        // length and jumped to `memset`, 256-2048-byte fills ran at
-        // 0.62-0.95× `slice::fill` (AMD Zen 3, BENCHMARKS.md). The
-        // non-temporal threshold lies beyond every rule's length.
+        // length and jumped to `memset` (or to a second pointer, the
+        // kernel's), 256-byte fills ran at 0.63-0.92× `slice::fill` and
+        // 1-2 KiB ones at 0.83-1.00× (AMD Zen 3, "Fills on Zen 3: the own
+        // kernels"). The non-temporal threshold lies beyond every rule's
+        // length.
         #[cfg(feature = "std")]
         if len > 128 && len < crate::arch::generic::fill::memset_below() {
             // SAFETY: the `len` bytes at `dst` are writable. With a length

@@ -38,11 +38,11 @@
 //!   both regimes: no faster than the kernels; Zen 4, "Fills handed to
 //!   `memset`").
 //! - **AMD Zen 3**: through the dispatch's one function pointer, the AVX2
-//!   kernel ran 256-2048-byte fills at 0.93-1.05× `slice::fill` and
-//!   4-64 KiB at 1.14-1.94× (glibc's AVX2 `memset` takes `rep stosb` past
-//!   2 KiB); `memset` called from the call site up to 2048 bytes ran
-//!   256-byte fills at 0.73-0.87×, where the kernel ran at 1.21-1.28× in
-//!   the same hour (AMD EPYC Zen 3, "Fills on Zen 3: the own kernels").
+//!   kernel ran 256-2048-byte fills at 0.93-1.28× `slice::fill`, and
+//!   4-8 KiB at 1.25-1.94×, where glibc's AVX2 `memset` takes `rep stosb`
+//!   (past 2 KiB); `memset` called from the call site up to 2 KiB ran
+//!   256-byte fills at 0.73-0.98× (AMD EPYC Zen 3, "Fills on Zen 3: the
+//!   own kernels").
 //! - **Intel Emerald Rapids** (family 6, model 0xcf): behind the inline
 //!   paths, `memset` ran 129-256-byte fills at 0.55-0.63× and random
 //!   lengths up to 1024 bytes at 0.80-0.86× in the outside crate, where
