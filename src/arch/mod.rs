@@ -67,7 +67,8 @@
 //! src/arch/generic/        the algorithms, written once: vector.rs (the Vector and Sum traits
 //!                          that every tier implements on its register), checksum.rs (checksum
 //!                          and copy-and-checksum over Sum), output.rs (where the summed
-//!                          vectors go: nowhere, or a destination), copy.rs, fill.rs
+//!                          vectors go: nowhere, or a destination), copy.rs, fill.rs (and the
+//!                          length below which fills go to memset)
 //! src/arch/portable/       the plain-Rust tier (vector.rs; its own checksum.rs and copy.rs, a
 //!                          word loop that compilers vectorize), and the table of a target
 //!                          without vector tiers
