@@ -33,6 +33,9 @@
 #   VALGRIND_TARGET_DIR   cargo target dir for the valgrind build
 #                         (default: cargo's, i.e. target/, shared with
 #                         `cargo test`, whose test binaries it reuses).
+#   VALGRIND_JOBS         test binaries under valgrind at a time (default:
+#                         the cores; valgrind runs a program's threads on
+#                         one core).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=never
@@ -77,7 +80,16 @@ valgrind_memcheck() {
     sed -n 's/^ *Executable .*(\(.*\))$/\1/p')
   [[ -n "$binaries" ]] || { echo "no test binaries found" >&2; return 1; }
   local skip=(--skip lengths_around_multiples_of_64)
-  local tier binary
+  # Each run under valgrind takes one core, whatever the test threads:
+  # VALGRIND_JOBS (default: the cores) of them at a time, each into a log
+  # of its own, printed in order once all are done.
+  local jobs=${VALGRIND_JOBS:-$(nproc)} logs tier binary n=0 failed=0
+  logs=$(mktemp -d)
+  run() { # log file, then the command
+    local log=$1
+    shift
+    "$@" >"$log" 2>&1 || echo "exit $?" >>"$log.failed"
+  }
   for tier in avx2 sse2 portable; do
     # The tier first, as the test that checks it prints it.
     for binary in $binaries; do
@@ -89,13 +101,26 @@ valgrind_memcheck() {
     for binary in $binaries; do
       # The lower tiers: the checksum and copy tests only.
       if [[ $tier != avx2 && ! $(basename "$binary") =~ ^(checksum|copy)- ]]; then continue; fi
-      echo "--- FASTPATH_TIER=$tier valgrind $(basename "$binary")"
+      n=$((n + 1))
+      echo "--- FASTPATH_TIER=$tier valgrind $(basename "$binary")" >"$logs/$n"
+      while (($(jobs -rp | wc -l) >= jobs)); do wait -n || true; done
       # The packet tests' property tests with 256 cases, not thousands:
       # under valgrind they are for the memory accesses (`cases` there).
       FASTPATH_TIER=$tier FASTPATH_SKIP_HUGE_TESTS=1 PROPTEST_CASES=256 \
-        valgrind --quiet --error-exitcode=99 "$binary" -q "${skip[@]}"
+        run "$logs/$n.out" valgrind --quiet --error-exitcode=99 "$binary" -q "${skip[@]}" &
     done
   done
+  wait
+  local i
+  for ((i = 1; i <= n; i++)); do
+    cat "$logs/$i" "$logs/$i.out"
+    if [[ -e "$logs/$i.out.failed" ]]; then
+      cat "$logs/$i.out.failed"
+      failed=1
+    fi
+  done
+  rm -rf "$logs"
+  ((failed == 0))
 }
 
 if [[ $what == all || $what == asan ]]; then asan; fi
