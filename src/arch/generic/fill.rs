@@ -10,13 +10,13 @@
 //! - `len <= 64`: the tier's own short path ([`Vector::try_fill_upto_64`]), if any: for
 //!   AVX-512 one store under a byte mask; otherwise four overlapping 4-byte
 //!   words for 4-16 bytes, three single bytes for 1-3 ([`fill_words`]), and
-//!   four overlapping 16-byte stores at 0, `d`, `len - 16 - d` and
-//!   `len - 16` for 17-64, with `d` 0 below 32, 16 from 32 and 32 at 64:
-//!   two branches in all.
-//! - `len <= 4W` (AVX2, AVX-512): four overlapping vectors at 0, `d`,
-//!   `len - W - d` and `len - W`, with `d` 0 below `2W`, `W` from `2W` and
-//!   `2W` at `4W`: no branch ([`fill_short`]); AVX-512 instead stores two
-//!   vectors or four behind a branch (see below).
+//!   four overlapping 16-byte stores in address order at 0, `d`,
+//!   `len - 16 - d` and `len - 16` for 17-64, with `d` half of `len - 16`
+//!   up to 16: two branches in all.
+//! - `len <= 4W` (AVX2, AVX-512): four overlapping vectors in address
+//!   order, at 0, `W`, `len - 2W` and `len - W`: no branch with AVX2,
+//!   whose `W` is 32 ([`fill_short`]); AVX-512 stores two vectors or four
+//!   behind a branch (see below).
 //! - `len <= 1024` with AVX-512 ([`BLOCKS_MAX`], 16 lines), every length
 //!   with narrower vectors, `len <= 8W` non-temporally: in address order,
 //!   four vectors at the start, from `8W` on blocks of four aligned
@@ -407,8 +407,16 @@ pub(crate) fn fill_from_threshold(
 /// `v`: the tier's own way where it has one
 /// ([`Vector::try_fill_upto_64`]); otherwise up to 16 bytes with
 /// [`fill_words`], and 17-64 as four overlapping 16-byte stores at 0, `d`,
-/// `len - 16 - d` and `len - 16`, `d` 0 below 32, 16 from 32 and 32 at 64,
-/// with no branch between two stores and four.
+/// `len - 16 - d` and `len - 16`, with no branch between two stores and
+/// four.
+///
+/// With `d` half of `len - 16`, at most 16, the stores are in address
+/// order at every length. With `d` 0 below 32, 16 from 32 and 32 at 64 (at
+/// 64 bytes the order 0, 32, 16, 48), fills of 32 and 64 bytes from +1
+/// past a line boundary ran at 0.77-1.07× glibc's AVX2 `memset`, in
+/// address order at 1.03-1.58× (AMD Zen 3, the default build: the inline
+/// path; BENCHMARKS.md, Zen 3, "Short fills: the stores in address
+/// order").
 ///
 /// # Safety
 ///
@@ -417,10 +425,11 @@ pub(crate) fn fill_from_threshold(
 #[inline(always)]
 unsafe fn fill_upto_64<V: Vector>(v: V, ptr: *mut u8, len: usize) {
     debug_assert!(len <= 64);
-    // SAFETY: the caller's guarantees; the four stores start at 0, `d`,
-    // `len - 16 - d` and `len - 16`, all in `0..=len - 16` as
-    // `d <= len - 16`, and cover `0..16` and `len - 16..len` below 32,
-    // `0..32` and `len - 32..len` from 32, and all of `0..64` at 64.
+    // SAFETY: the caller's guarantees; for 17-64 bytes the four stores
+    // start at 0, `d`, `len - 16 - d` and `len - 16`, in that order, all
+    // in `0..=len - 16` as `2d <= len - 16`. No gap between them: `d <= 16`,
+    // and `(len - 16 - d) - d <= 16` since either `2d >= len - 17`, or
+    // `d = 16` and `len <= 64`; so they cover `0..len`.
     unsafe {
         if v.try_fill_upto_64(ptr, len) {
             return;
@@ -428,7 +437,7 @@ unsafe fn fill_upto_64<V: Vector>(v: V, ptr: *mut u8, len: usize) {
         if len <= 16 {
             fill_words(ptr, len, v.low_word());
         } else {
-            let d = len / 32 * 16;
+            let d = ((len - 16) / 2).min(16);
             v.store16(ptr);
             v.store16(ptr.add(d));
             v.store16(ptr.add(len - 16 - d));
@@ -439,8 +448,8 @@ unsafe fn fill_upto_64<V: Vector>(v: V, ptr: *mut u8, len: usize) {
 
 /// Fills the `len <= 4 * V::BYTES` bytes at `ptr` with the byte in every
 /// lane of `v`, without a loop: the tier's path up to 64 bytes, then
-/// four overlapping vectors (or two, behind a branch, without
-/// `BRANCH_FREE_SHORT`).
+/// four overlapping vectors in address order (or, without
+/// `BRANCH_FREE_SHORT`, two up to `2W`, behind a branch).
 ///
 /// # Safety
 ///
@@ -450,25 +459,25 @@ unsafe fn fill_upto_64<V: Vector>(v: V, ptr: *mut u8, len: usize) {
 pub(crate) unsafe fn fill_short<V: Vector>(v: V, ptr: *mut u8, len: usize) {
     let w = V::BYTES;
     debug_assert!(len <= 4 * w);
-    // SAFETY: up to 64 bytes, the caller's guarantees passed on; beyond
-    // (so `w >= 32`), every store lies in `ptr..ptr + len`: the vectors start at 0,
-    // `w`, `len - 2w` and `len - w`, each with `len` at least their end; in
-    // the branch-free form at 0, `d`, `len - w - d` and `len - w`, with `d`
-    // 0 below `2w` (two vectors, each stored twice), `w` from `2w` and `2w`
-    // at `4w`, so that they cover `0..2w` or `0..4w` and end at `len`.
+    // With no branch between two vectors and four, 65 bytes must be more
+    // than two: vectors of at most 32 bytes.
+    const { assert!(!V::BRANCH_FREE_SHORT || V::BYTES <= 32) };
+    // SAFETY: up to 64 bytes, the caller's guarantees passed on; beyond,
+    // every store lies in `ptr..ptr + len`: two vectors at 0 and `len - w`
+    // for `len <= 2w`; otherwise (always, for `BRANCH_FREE_SHORT`, whose
+    // vectors are at most 32 bytes, so `len > 64 >= 2w`) four at 0, `w`,
+    // `len - 2w` and `len - w`, with `2w <= len <= 4w`, which cover `0..2w`
+    // and `len - 2w..len`, so all of `0..len`.
     unsafe {
         if len <= 64 {
             fill_upto_64(v, ptr, len);
-        } else if V::BRANCH_FREE_SHORT {
-            let d = len / (2 * w) * w;
-            v.store_unaligned(ptr);
-            v.store_unaligned(ptr.add(d));
-            v.store_unaligned(ptr.add(len - w - d));
-            v.store_unaligned(ptr.add(len - w));
-        } else if len <= 2 * w {
+        } else if !V::BRANCH_FREE_SHORT && len <= 2 * w {
             v.store_unaligned(ptr);
             v.store_unaligned(ptr.add(len - w));
         } else {
+            // In address order: at 128 bytes from +1 past a line boundary,
+            // the AVX2 stores in the order 0, 64, 32, 96 ran at 0.80-0.95×
+            // glibc's `memset` (AMD Zen 3, `arch::x86_64::inline`).
             v.store_unaligned(ptr);
             v.store_unaligned(ptr.add(w));
             v.store_unaligned(ptr.add(len - 2 * w));

@@ -35,7 +35,8 @@ pub(crate) trait Vector: Copy {
     /// Whether the fill's short path stores four vectors for every length
     /// from 65 to `4 * BYTES`, with no branch, rather than two or four
     /// behind a branch on the length: fewer mispredictions on random
-    /// lengths, more stores at fixed ones.
+    /// lengths, more stores at fixed ones. Only for vectors of at most 32
+    /// bytes, for which four are needed from 65 bytes anyway.
     const BRANCH_FREE_SHORT: bool = true;
 
     /// The vector with `value` in every byte.

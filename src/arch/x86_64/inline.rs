@@ -196,9 +196,12 @@ mod masked {
     }
 
     /// Fills the `65..=128` bytes at `ptr` with `value` with four
-    /// overlapping 32-byte AVX2 stores at 0, `d`, `len - 32 - d` and
-    /// `len - 32`, `d` 0 below 64 bytes and 32 from 64, as the AVX2 kernel
-    /// does, but inline: no call.
+    /// overlapping 32-byte AVX2 stores in address order, at 0, 32,
+    /// `len - 64` and `len - 32`, as the AVX2 kernel does, but inline: no
+    /// call. At 128 bytes from +1 past a line boundary, the stores in the
+    /// order 0, 64, 32, 96 ran fills called as applications call them at
+    /// 0.80-0.95× `slice::fill`, in address order at 1.22-1.34× (AMD Zen 3;
+    /// BENCHMARKS.md, Zen 3, "Short fills: the stores in address order").
     ///
     /// A build without AVX enabled keeps no values in the upper halves of
     /// the vector registers, and the caller's own AVX code, if any, sees the
@@ -213,23 +216,21 @@ mod masked {
     #[inline(always)]
     unsafe fn fill_vectors_avx2_asm(ptr: *mut u8, len: usize, value: u8) {
         debug_assert!((65..=128).contains(&len));
-        let d = len / 64 * 32;
         // SAFETY: `vpbroadcastb` with a register source and `vmovdqu` of a
         // `ymm` register (AVX2, AVX) exist on this CPU, as the caller
-        // guarantees. With `32 <= d + 32 <= len - 32 + 32`, the four stores
-        // cover `0..len` and stay inside it.
+        // guarantees. With `64 < len <= 128`, the stores at 0 and 32 cover
+        // `0..64`, those at `len - 64 >= 1` and `len - 32` cover
+        // `len - 64..len`, so together `0..len`, and all stay inside it.
         unsafe {
             core::arch::asm!(
                 "vmovd xmm0, {value:e}",
                 "vpbroadcastb ymm0, xmm0",
                 "vmovdqu ymmword ptr [{ptr}], ymm0",
-                "vmovdqu ymmword ptr [{ptr} + {d}], ymm0",
-                "vmovdqu ymmword ptr [{tail} - 32], ymm0",
+                "vmovdqu ymmword ptr [{ptr} + 32], ymm0",
+                "vmovdqu ymmword ptr [{end} - 64], ymm0",
                 "vmovdqu ymmword ptr [{end} - 32], ymm0",
                 "vzeroupper",
                 ptr = in(reg) ptr,
-                d = in(reg) d,
-                tail = in(reg) ptr.wrapping_add(len - d),
                 end = in(reg) ptr.wrapping_add(len),
                 value = in(reg) u32::from(value),
                 clobber_abi("C"),
