@@ -413,9 +413,10 @@ pub(crate) fn fill_from_threshold(
 /// With `d` half of `len - 16`, at most 16, the stores are in address
 /// order at every length. With `d` 0 below 32, 16 from 32 and 32 at 64 (at
 /// 64 bytes the order 0, 32, 16, 48), fills of 32 and 64 bytes from +1
-/// past a line boundary ran at 0.77-1.07× glibc's AVX2 `memset`, in
-/// address order at 1.03-1.58× (AMD Zen 3, the default build: the inline
-/// path; BENCHMARKS.md, Zen 3, "Short fills: the stores in address
+/// past a line boundary ran at 0.93-1.07× and 0.77-0.86× glibc's AVX2
+/// `memset`, in address order at 1.03-1.56× and 0.94-1.50× (AMD Zen 3,
+/// the default build's inline path, both of the bench's styles, two runs
+/// of each; BENCHMARKS.md, Zen 3, "Short fills: the stores in address
 /// order").
 ///
 /// # Safety
