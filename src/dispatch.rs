@@ -166,13 +166,18 @@ pub(crate) mod selection {
 /// constant and the call is direct.
 ///
 /// Declared `unsafe fn`, the function has the kernel's preconditions, which
-/// its `# Safety` section states.
+/// its `# Safety` section states. With `route = f;`, with `std`, the pointer
+/// caches `f(kernel)` rather than the kernel: a function of the same type
+/// that `f` puts in front of the kernel on some CPUs (the fills' hand-off to
+/// the C library, `fill::route`), or the kernel itself, so that the other
+/// CPUs pay nothing for it.
 macro_rules! dispatch {
     (
         @define [$($qualifier:tt)*]
         $(#[$attr:meta])*
         $vis:vis fn $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty;
         kernel = $field:ident;
+        $(route = $route:path;)?
     ) => {
         $(#[$attr])*
         $vis $($qualifier)* fn $name($($arg: $ty),*) -> $ret {
@@ -190,6 +195,10 @@ macro_rules! dispatch {
                 /// preconditions, if it has any.
                 unsafe fn detect($($arg: $ty),*) -> $ret {
                     let kernel: Kernel = $crate::dispatch::active().$field;
+                    $(
+                        #[cfg(feature = "std")]
+                        let kernel: Kernel = $route(kernel);
+                    )?
                     FN.store(kernel as *mut (), Ordering::Relaxed);
                     // SAFETY: the active table is one this CPU runs, and the
                     // arguments meet the kernel's preconditions, as the
@@ -225,24 +234,28 @@ macro_rules! dispatch {
         $(#[$attr:meta])*
         $vis:vis unsafe fn $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty;
         kernel = $field:ident;
+        $(route = $route:path;)?
     ) => {
         $crate::dispatch::dispatch! {
             @define [unsafe]
             $(#[$attr])*
             $vis fn $name($($arg: $ty),*) -> $ret;
             kernel = $field;
+            $(route = $route;)?
         }
     };
     (
         $(#[$attr:meta])*
         $vis:vis fn $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty;
         kernel = $field:ident;
+        $(route = $route:path;)?
     ) => {
         $crate::dispatch::dispatch! {
             @define []
             $(#[$attr])*
             $vis fn $name($($arg: $ty),*) -> $ret;
             kernel = $field;
+            $(route = $route;)?
         }
     };
 }

@@ -18,11 +18,11 @@
 //!   and cached at the first call, through the crate's one dispatch macro,
 //!   so that `FASTPATH_TIER` caps it as it caps every primitive: one load
 //!   and one indirect call; or, with `std`, for fills below 1 KiB, the C
-//!   library's `memset`, called from the call site as `slice::fill` calls
-//!   it, on every CPU but those where the own kernels were measured faster
-//!   there (AMD Zen 3 and Zen 4, Intel Emerald Rapids:
-//!   `arch::x86_64::handoff`). Non-temporal fills past their threshold
-//!   keep the own kernels everywhere.
+//!   library's `memset`, through the same pointer ([`route`]), on every CPU
+//!   but those where the own kernels were measured faster there (AMD Zen 3
+//!   and Zen 4, Intel Emerald Rapids: `arch::x86_64::handoff`).
+//!   Non-temporal fills past their threshold keep the own kernels
+//!   everywhere.
 //!
 //! The algorithm, and the measurements behind it, are in `arch/generic/fill.rs`,
 //! where it is written once for every tier, and in the files of the tiers
@@ -36,16 +36,75 @@ use crate::dispatch::{Choice, dispatch};
 const INLINE_MAX: usize = <Inline as InlinePath>::MAX;
 
 dispatch! {
-    /// Fills with the active tier's kernel.
+    /// Fills with the active tier's kernel, or with `std` below the length
+    /// of the CPU's rule the C library's `memset` ([`route`]).
     fn fill_dispatched(dst: &mut [u8], value: u8) -> ();
     kernel = fill;
+    route = route::<false>;
 }
 
 dispatch! {
     /// Fills with the active tier's kernel below the non-temporal
-    /// threshold, and its non-temporal kernel from it.
+    /// threshold, and its non-temporal kernel from it; or with `std`, below
+    /// the length of the CPU's rule, the C library's `memset` ([`route`]).
     fn fill_nontemporal_dispatched(dst: &mut [u8], value: u8) -> ();
     kernel = fill_or_stream;
+    route = route::<true>;
+}
+
+/// The type of a fill kernel.
+#[cfg(feature = "std")]
+type FillKernel = unsafe fn(&mut [u8], u8);
+
+/// What the fills' dispatch pointer caches, given the chosen table's
+/// `kernel`: the kernel itself where the CPU's rule keeps the own kernels
+/// at every length (`memset_below` 0: AMD Zen 3 and Zen 4, Intel Emerald
+/// Rapids), otherwise [`memset_or_kernel`] in front of it.
+///
+/// The rule is read once, when the pointer is set, and not at the call
+/// site: there its load and comparison, on every fill past the inline
+/// lengths, ran random 0-1024-byte fills at 0.96-0.97× `slice::fill` on
+/// AMD Zen 4 (AVX-512, both call styles, two interleaved runs), the
+/// kernel behind the pointer alone at 0.98-0.99× (BENCHMARKS.md, Zen 4,
+/// "The hand-off's test at the call site"). On the CPUs that hand fills
+/// off, `memset` is then one indirect call and one jump further away, as
+/// when the Intel Xeon reported as model 0xa7 measured it ahead of the
+/// kernels below 1 KiB (0.87-0.91× `slice::fill` at 129-512 bytes, the
+/// kernels 0.67-0.88×; BENCHMARKS.md, "The hand-off to the C library").
+#[cfg(feature = "std")]
+fn route<const NONTEMPORAL: bool>(kernel: FillKernel) -> FillKernel {
+    if crate::arch::generic::fill::memset_below() == 0 {
+        kernel
+    } else {
+        memset_or_kernel::<NONTEMPORAL>
+    }
+}
+
+/// Sets every byte of `dst` to `value`: below the length of the CPU's rule
+/// with the C library's `memset`, from it with the active tier's kernel
+/// (`fill`, or with `NONTEMPORAL` the one that streams from its
+/// threshold). Both calls end the function, so both are jumps.
+///
+/// # Safety
+///
+/// None: `unsafe` for the type of a kernel.
+#[cfg(feature = "std")]
+unsafe fn memset_or_kernel<const NONTEMPORAL: bool>(dst: &mut [u8], value: u8) {
+    if dst.len() < crate::arch::generic::fill::memset_below() {
+        // SAFETY: the `dst.len()` bytes at `dst` are writable. With a length
+        // the compiler cannot see, this is a call of `memset`.
+        unsafe { core::ptr::write_bytes(dst.as_mut_ptr(), value, dst.len()) };
+        return;
+    }
+    let kernels = crate::dispatch::active();
+    let kernel = if NONTEMPORAL {
+        kernels.fill_or_stream
+    } else {
+        kernels.fill
+    };
+    // SAFETY: the active table is one this CPU runs; its fill kernels have
+    // no preconditions beyond the instruction set.
+    unsafe { kernel(dst, value) }
 }
 
 /// Sets every byte of `dst` to `value`: a faster `dst.fill(value)`.
@@ -91,23 +150,6 @@ fn fill_stores<const NONTEMPORAL: bool>(dst: &mut [u8], value: u8) {
         // SAFETY: as above, with `len <= INLINE_MAX`.
         unsafe { fill_inline::<Inline, Choice>(dst.as_mut_ptr(), len, value) }
     } else {
-        // With `std`, the lengths the CPU's rule hands to the C library
-        // (`arch::x86_64::handoff`): `memset` called from here, as
-        // `slice::fill` calls it, behind one load and two comparisons,
-        // before the inline stores of 65-128 bytes, which no rule hands
-        // off. Through a function pointer to a function that compared the
-        // length and jumped to `memset` (or to a second pointer, the
-        // kernel's), 256-byte fills ran at 0.63-0.92× `slice::fill` and
-        // 1-2 KiB ones at 0.83-1.00× (AMD Zen 3, "Fills on Zen 3: the own
-        // kernels"). The non-temporal threshold lies beyond every rule's
-        // length.
-        #[cfg(feature = "std")]
-        if len > 128 && len < crate::arch::generic::fill::memset_below() {
-            // SAFETY: the `len` bytes at `dst` are writable. With a length
-            // the compiler cannot see, this is a call of `memset`.
-            unsafe { core::ptr::write_bytes(dst.as_mut_ptr(), value, len) };
-            return;
-        }
         // SAFETY: `len > INLINE_MAX`, and the `len` bytes are writable.
         if unsafe { Inline::try_fill_long::<Choice>(dst.as_mut_ptr(), len, value) } {
             return;
@@ -183,7 +225,9 @@ mod tests {
     use crate::arch::generic::fill::{memset_below, set_memset_below};
 
     /// The fills handed to `memset`, whatever this CPU's rule (the rules of
-    /// other CPUs hand 129-1023 bytes to it), fill exactly the bytes given.
+    /// other CPUs hand 129-1023 bytes to it), fill exactly the bytes given:
+    /// through the function the dispatch pointer caches on those CPUs, and
+    /// through the public functions, whichever this CPU's pointer caches.
     /// Other tests running meanwhile see the changed length too: both of
     /// its paths fill correctly.
     #[test]
@@ -195,20 +239,23 @@ mod tests {
         let mut buf = std::vec![0u8; 8192];
         for len in (0..600).chain([1023, 1024, 4095, 4096, 4097]) {
             for offset in [0, 1, 14, 63] {
-                for nontemporal in [false, true] {
+                for way in 0..4 {
                     buf.fill(0xee);
                     let dst = &mut buf[offset..offset + len];
-                    if nontemporal {
-                        super::fill_nontemporal(dst, 0x5a);
-                    } else {
-                        super::fill(dst, 0x5a);
+                    match way {
+                        0 => super::fill(dst, 0x5a),
+                        1 => super::fill_nontemporal(dst, 0x5a),
+                        // SAFETY: no precondition.
+                        2 => unsafe { super::memset_or_kernel::<false>(dst, 0x5a) },
+                        // SAFETY: as above.
+                        _ => unsafe { super::memset_or_kernel::<true>(dst, 0x5a) },
                     }
                     assert!(
                         buf[offset..offset + len].iter().all(|&b| b == 0x5a),
-                        "{len} at +{offset}"
+                        "{len} at +{offset}, way {way}"
                     );
                     let mut outside = buf[..offset].iter().chain(&buf[offset + len..]);
-                    assert!(outside.all(|&b| b == 0xee), "{len} at +{offset}");
+                    assert!(outside.all(|&b| b == 0xee), "{len} at +{offset}, way {way}");
                 }
             }
         }

@@ -138,8 +138,9 @@ pub(crate) fn rep_stosb_from() -> usize {
 /// Fills past the inline lengths and shorter than this go to the C
 /// library's `memset`, longer ones to the active tier's kernel: 0 (every
 /// one to the kernel) until the selection sets the CPU's rule
-/// ([`set_memset_below`]; `arch::x86_64::handoff::memset_below`), so that
-/// the first long fill goes through the dispatch, which makes the choice.
+/// ([`set_memset_below`]; `arch::x86_64::handoff::memset_below`). The
+/// fills' dispatch pointer reads it once, after the selection, to choose
+/// what it caches (`fill::route`): the kernel where it is 0.
 #[cfg(feature = "std")]
 static MEMSET_BELOW: core::sync::atomic::AtomicUsize = core::sync::atomic::AtomicUsize::new(0);
 

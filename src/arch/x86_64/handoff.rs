@@ -56,8 +56,9 @@
 //! `rep stosb` from 2 KiB), and random log-uniform lengths up to 64 KiB at
 //! 0.77-0.95×; at 8-32 KiB, inside the 48 KiB L1, at 0.99-1.05×.
 //!
-//! Elsewhere fills below 1 KiB go to `memset` ([`memset_below`]), called
-//! from the call site: on the Intel Xeon measured before (reported as
+//! Elsewhere fills below 1 KiB go to `memset` ([`memset_below`]), through
+//! the fills' dispatch pointer, which caches the kernel itself on the CPUs
+//! above (`fill::route`): on the Intel Xeon measured before (reported as
 //! model 0xa7), the own kernels ran at 0.67-0.88× at 129-512 bytes and
 //! `memset` at 0.87-0.91×; nothing has been measured elsewhere.
 
