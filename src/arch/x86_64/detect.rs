@@ -133,32 +133,53 @@ fn read() -> u32 {
     features
 }
 
-/// Whether the CPU is AMD's (or Hygon's, its licensee): read with CPUID at
-/// the first call, then from a cached flag, with or without `std`.
+/// Whether the CPU is AMD's (or Hygon's, its licensee).
 #[inline]
 pub(crate) fn is_amd() -> bool {
+    matches!(vendor_class(), AMD_BEFORE_ZEN_5 | AMD_FROM_ZEN_5)
+}
+
+/// Whether the CPU is AMD's (or Hygon's) of a family before Zen 5's
+/// (0x1a): Zen 4 and earlier.
+#[inline]
+pub(crate) fn is_amd_before_zen_5() -> bool {
+    vendor_class() == AMD_BEFORE_ZEN_5
+}
+
+/// [`vendor_class`] of an AMD or Hygon CPU before family 0x1a.
+const AMD_BEFORE_ZEN_5: u8 = 1;
+/// [`vendor_class`] of any other vendor's CPU.
+const OTHER_VENDOR: u8 = 2;
+/// [`vendor_class`] of an AMD CPU of family 0x1a (Zen 5) or later.
+const AMD_FROM_ZEN_5: u8 = 3;
+
+/// The vendor, and AMD's families before Zen 5 apart from the others: read
+/// with CPUID at the first call, then from a cached value, with or without
+/// `std`.
+#[inline]
+fn vendor_class() -> u8 {
     use core::sync::atomic::{AtomicU8, Ordering};
 
-    /// 0 until known, then 1 for AMD and 2 for any other vendor.
-    static VENDOR: AtomicU8 = AtomicU8::new(0);
+    /// 0 until known, then one of the classes.
+    static CLASS: AtomicU8 = AtomicU8::new(0);
 
-    /// Reads the vendor and caches it.
+    /// Reads the vendor and the family, and caches their class.
     #[cold]
     #[inline(never)]
-    // CPUID is a safe intrinsic since Rust 1.87; `unsafe` for the crate's
-    // older supported versions.
-    #[allow(unused_unsafe)]
-    fn detect() -> bool {
-        // SAFETY: CPUID exists on every x86_64 CPU.
-        let ebx = unsafe { core::arch::x86_64::__cpuid(0) }.ebx;
-        let amd = ebx == u32::from_le_bytes(*b"Auth") || ebx == u32::from_le_bytes(*b"Hygo");
-        VENDOR.store(if amd { 1 } else { 2 }, Ordering::Relaxed);
-        amd
+    fn detect() -> u8 {
+        let cpu = super::Signature::read();
+        let class = match &cpu.vendor {
+            b"AuthenticAMD" | b"HygonGenuine" if cpu.family >= 0x1a => AMD_FROM_ZEN_5,
+            b"AuthenticAMD" | b"HygonGenuine" => AMD_BEFORE_ZEN_5,
+            _ => OTHER_VENDOR,
+        };
+        CLASS.store(class, Ordering::Relaxed);
+        class
     }
 
-    match VENDOR.load(Ordering::Relaxed) {
+    match CLASS.load(Ordering::Relaxed) {
         0 => detect(),
-        vendor => vendor == 1,
+        class => class,
     }
 }
 
@@ -179,6 +200,18 @@ unsafe fn xcr0() -> u64 {
 #[cfg(all(test, feature = "std"))]
 mod tests {
     use super::*;
+
+    /// The cached vendor class is the signature's: AMD or Hygon, and of a
+    /// family before 0x1a or not.
+    #[test]
+    fn vendor_class_is_the_signatures() {
+        let cpu = super::super::Signature::read();
+        let amd = matches!(&cpu.vendor, b"AuthenticAMD" | b"HygonGenuine");
+        for _ in 0..2 {
+            assert_eq!(is_amd(), amd);
+            assert_eq!(is_amd_before_zen_5(), amd && cpu.family < 0x1a);
+        }
+    }
 
     /// Each feature is detected exactly where the standard library detects
     /// it.

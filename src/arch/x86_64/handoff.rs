@@ -1,6 +1,6 @@
 //! Where, with `std`, [`crate::copy()`] keeps its own kernel for copies
-//! longer than eight vectors and 2 KiB rather than call the C library's
-//! `memcpy` (`arch::generic::copy::copy_beyond_short`): chosen once, at
+//! longer than eight vectors rather than call the C library's `memcpy`
+//! (`arch::generic::copy::copy_beyond_short`): chosen once, at
 //! selection, from the tier and CPUID (vendor, family, L2 size), never by
 //! timing. The rules, and the measurements
 //! behind them (glibc 2.36; BENCHMARKS.md, "Per CPU"):
@@ -25,13 +25,36 @@
 //!   bytes), measured there and, with such buffers, on an AMD EPYC Zen 3
 //!   at 4-256 KiB. At 1 MiB and beyond, past the `rep movsb` range,
 //!   `memcpy` is as fast or faster (the kernel at 0.83-1.00×).
-
+//! - **AMD Zen 5** (family 0x1a), every tier: to 16 KiB. glibc 2.36's
+//!   `memcpy` copies with `rep movsb` from 2112 bytes (its
+//!   `rep_movsb_threshold` with FSRM) to the L2 size; on an AMD EPYC Zen 5,
+//!   called through the dispatch's pointer, the AVX-512 kernel ran 4-16 KiB
+//!   at 1.16-1.85× `copy_from_slice`, and with AVX-512 masked off the AVX2
+//!   kernel at 1.07-1.44× where `memcpy` behind it ran at 1.00×; at
+//!   64-256 KiB the kernels ran at 0.71-1.03× `rep movsb`. Below 2112
+//!   bytes, `memcpy` behind the kernel's tests left the 1500-2048-byte
+//!   copies with the source or the destination off the line where the
+//!   kernels are (0.74-0.98× against 0.76-1.02× with AVX-512), lifted
+//!   those with the destination 1 or 14 bytes past the source only with
+//!   AVX2 (0.99-1.00× against 0.82-0.92×), and slowed random lengths up
+//!   to 1500 bytes (0.95-1.00× against 1.03-1.09×) and up to 9000
+//!   (0.96-1.33× against 0.99-1.41×) (BENCHMARKS.md, AMD EPYC Zen 5,
+//!   "Copies on Zen 5"). Zen 5
+//!   runs `rep movsb` with the destination just past the source as fast as
+//!   other copies: no cliff as on Zen 3 and Zen 4.
 //!
 //! And where [`crate::fill()`] keeps its own kernels past its inline
 //! lengths (128 bytes) rather than call `memset`, at every length and with
 //! every tier, both measured called as applications call (BENCHMARKS.md,
 //! "Per CPU"):
 //!
+//! - **AMD Zen 5**: through the fills' dispatch pointer, the kernels ran
+//!   256-byte fills at 1.29-1.53× `slice::fill` (AVX2-only: 1.03-1.31×),
+//!   512-2048 bytes at 1.00-1.04× (1.00-1.15×) and 4-8 KiB at 1.67-1.81×,
+//!   where glibc's `memset` takes `rep stosb`; `memset` below 1 KiB, the
+//!   rule of the CPUs without one, ran 256-512-byte fills at 0.79-0.97×
+//!   (0.80-1.02×), both call styles, two runs (BENCHMARKS.md, AMD EPYC
+//!   Zen 5, "Fills on Zen 5: the own kernels").
 //! - **AMD Zen 4**: the kernels ran at 1.00-1.07× `slice::fill` from 129
 //!   bytes to 1 MiB, and `memset` behind the inline paths at 0.73-0.91× at
 //!   129-1024 bytes (0.94-1.10× called directly from the call site, in
@@ -77,18 +100,24 @@ pub(crate) fn own_copy_to(tier: Tier, l2: usize) -> usize {
         // lengths below it, and a vector loop from it.
         return l2.saturating_sub(1).max(to);
     }
+    if is_zen_5(&super::Signature::read()) {
+        // Every tier: glibc's `memcpy` takes `rep movsb` from 2112 bytes,
+        // behind the kernels up to 16 KiB.
+        return 16 << 10;
+    }
     to
 }
 
 /// The length below which fills past the inline lengths go to the C
 /// library's `memset`, and from which they keep the own kernels: 0 (the
-/// kernels at every length) on AMD's Zen 3 and Zen 4 and Intel's Emerald
-/// Rapids, 1 KiB elsewhere. See the module docs for the measurements.
+/// kernels at every length) on AMD's Zen 3, Zen 4 and Zen 5 and Intel's
+/// Emerald Rapids, 1 KiB elsewhere. See the module docs for the
+/// measurements.
 pub(crate) fn memset_below() -> usize {
     let cpu = super::Signature::read();
     let zen_3_or_4 =
         super::is_amd() && (is_zen_3(cpu.family, cpu.model) || is_zen_4(cpu.family, cpu.model));
-    if zen_3_or_4 || is_emerald_rapids(&cpu) {
+    if zen_3_or_4 || is_zen_5(&cpu) || is_emerald_rapids(&cpu) {
         0
     } else {
         1 << 10
@@ -122,10 +151,20 @@ fn is_zen_4(family: u32, model: u32) -> bool {
     family == 0x19 && matches!(model, 0x10..=0x1f | 0x60..=0x7f | 0xa0..=0xaf)
 }
 
+/// Whether a CPU is one of AMD's Zen 5 cores: family 0x1a, models
+/// 0x00-0x2f, 0x40-0x4f and 0x60-0x7f, as Linux lists them (model 0x02,
+/// Turin, measured).
+fn is_zen_5(cpu: &super::Signature) -> bool {
+    &cpu.vendor == b"AuthenticAMD"
+        && cpu.family == 0x1a
+        && matches!(cpu.model, 0x00..=0x2f | 0x40..=0x4f | 0x60..=0x7f)
+}
+
 /// Whether the CPU runs glibc's `rep movsb` copies slower than vector
-/// loops: AMD's family 0x19, the Zen 3 (models 0x00-0x0f, 0x20-0x5f) and
-/// Zen 4 (0x10-0x1f, 0x60-0x7f, 0xa0-0xaf) cores, both measured. Zen 5
-/// (family 0x1a) has not been.
+/// loops up to the L2 size: AMD's family 0x19, the Zen 3 (models
+/// 0x00-0x0f, 0x20-0x5f) and Zen 4 (0x10-0x1f, 0x60-0x7f, 0xa0-0xaf)
+/// cores, both measured. Zen 5 runs them faster from 64 KiB
+/// ([`is_zen_5`]).
 fn prefers_vectors_to_rep_movsb() -> bool {
     super::is_amd() && super::Signature::read().family == 0x19
 }
@@ -148,6 +187,19 @@ mod tests {
         for (family, model) in [(0x17, 0x31), (0x1a, 0x02), (0x6, 0x8f)] {
             assert!(!is_zen_3(family, model) && !is_zen_4(family, model));
         }
+        let amd = |family, model| super::super::Signature {
+            vendor: *b"AuthenticAMD",
+            family,
+            model,
+            stepping: 1,
+        };
+        // Turin, Turin dense, Strix Point, Granite Ridge: Zen 5.
+        for model in [0x02, 0x11, 0x24, 0x44] {
+            assert!(is_zen_5(&amd(0x1a, model)), "{model:#x}");
+        }
+        for (family, model) in [(0x19, 0x11), (0x1a, 0x50), (0x1a, 0x80)] {
+            assert!(!is_zen_5(&amd(family, model)), "{family:#x} {model:#x}");
+        }
         let intel = |model| super::super::Signature {
             vendor: *b"GenuineIntel",
             family: 0x6,
@@ -163,7 +215,7 @@ mod tests {
         let amd = super::super::is_amd();
         let zen_3_or_4 =
             amd && (is_zen_3(cpu.family, cpu.model) || is_zen_4(cpu.family, cpu.model));
-        let expected = if zen_3_or_4 || is_emerald_rapids(&cpu) {
+        let expected = if zen_3_or_4 || is_zen_5(&cpu) || is_emerald_rapids(&cpu) {
             0
         } else {
             1024
@@ -181,10 +233,13 @@ mod tests {
 
     #[test]
     fn amd_zen_3_and_4_keep_the_kernel_below_the_l2_size() {
+        let zen_5 = is_zen_5(&super::super::Signature::read());
         for tier in [Tier::Sse2, Tier::Avx2, Tier::Avx512] {
             let to = own_copy_to(tier, 1 << 20);
             if prefers_vectors_to_rep_movsb() {
                 assert_eq!(to, (1 << 20) - 1, "{tier:?}");
+            } else if zen_5 {
+                assert_eq!(to, 16 << 10, "{tier:?}");
             } else {
                 assert_eq!(
                     to,

@@ -93,24 +93,29 @@ impl Vector for Avx512Vector {
         true
     }
 
-    /// 64-byte vectors, except on AMD CPUs where the source is not aligned
-    /// to the line where the destination is, so that every 64-byte load
-    /// would split a line: there the loop moves 32-byte vectors, as the
-    /// AVX2 kernel does. On Zen 4, with the source at +1 and the
-    /// destination aligned, the 64-byte loop ran 9000-byte copies at
-    /// 0.93-0.97× glibc's `memcpy` (it is then at 98-99% of its bound: the
-    /// loop itself is slower) where the AVX2 kernel ran at 1.15-1.16×;
+    /// 64-byte vectors, except on AMD CPUs before Zen 5 where the source is
+    /// not aligned to the line where the destination is, so that every
+    /// 64-byte load would split a line: there the loop moves 32-byte
+    /// vectors, as the AVX2 kernel does. On Zen 4, with the source at +1
+    /// and the destination aligned, the 64-byte loop ran 9000-byte copies
+    /// at 0.93-0.97× glibc's `memcpy` (it is then at 98-99% of its bound:
+    /// the loop itself is slower) where the AVX2 kernel ran at 1.15-1.16×;
     /// loading each 64-byte vector as two halves was no cure
-    /// (docs/experiments.md). Intel CPUs keep the 64-byte loop: there,
-    /// until Ice Lake, a 32-byte store takes a whole store slot, and this
-    /// was not measured on one.
+    /// (docs/experiments.md). Zen 5, whose loads are 64 bytes wide, keeps
+    /// the 64-byte loop: with the source or the destination off the line
+    /// it ran 9000-16384-byte copies at 1.26-1.67× `memcpy` where the
+    /// 32-byte one ran at 1.07-1.30×, and 1500-byte ones at 0.80-0.87×
+    /// rather than 0.75-0.85× (4096 bytes: 1.16-1.35× rather than
+    /// 1.23-1.37×; BENCHMARKS.md, AMD EPYC Zen 5, "Copies on Zen 5").
+    /// Intel CPUs keep the 64-byte loop: there, until Ice Lake, a 32-byte
+    /// store takes a whole store slot, and this was not measured on one.
     #[inline(always)]
     unsafe fn try_copy_long(dst: *mut u8, src: *const u8, len: usize) -> bool {
         let splits_lines = !(src as usize).wrapping_sub(dst as usize).is_multiple_of(64);
         // SAFETY: the caller's guarantees; AVX-512F implies AVX2, and
         // `len > 8 * 64` is more than eight 32-byte vectors.
         unsafe {
-            if splits_lines && crate::arch::x86_64::is_amd() {
+            if splits_lines && crate::arch::x86_64::is_amd_before_zen_5() {
                 copy_lines::<Avx2Vector>(dst, src, len);
             } else {
                 copy_lines::<Self>(dst, src, len);
