@@ -44,7 +44,9 @@ const COPY_INLINE_MAX: usize = 64;
 /// the hardware's limit there: from 16 KiB with the AVX-512 tier, from
 /// 2 KiB with the others; but on the CPUs whose
 /// `memcpy` takes `rep movsb` there and has such a cliff (AMD Zen 3 and
-/// Zen 4), copies below the L2 size keep the kernel.
+/// Zen 4), copies below the L2 size keep the kernel, and on AMD Zen 5,
+/// where `rep movsb` from 2112 bytes is slower than the kernels up to
+/// 16 KiB, copies to 16 KiB keep it with every tier.
 ///
 /// # Panics
 ///
