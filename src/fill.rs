@@ -58,8 +58,8 @@ type FillKernel = unsafe fn(&mut [u8], u8);
 
 /// What the fills' dispatch pointer caches, given the chosen table's
 /// `kernel`: the kernel itself where the CPU's rule keeps the own kernels
-/// at every length (`memset_below` 0: AMD Zen 3 and Zen 4, Intel Emerald
-/// Rapids), otherwise [`memset_or_kernel`] in front of it.
+/// at every length (`memset_below` 0: AMD Zen 3, Zen 4 and Zen 5, Intel
+/// Emerald Rapids), otherwise [`memset_or_kernel`] in front of it.
 ///
 /// The rule is read once, when the pointer is set, and not at the call
 /// site: there its load and comparison, on every fill past the inline
@@ -118,8 +118,8 @@ unsafe fn memset_or_kernel<const NONTEMPORAL: bool>(dst: &mut [u8], value: u8) {
 /// kernel, chosen once (see [`Tier`](crate::Tier) for how, and how
 /// `FASTPATH_TIER` caps it); with `std`, on the CPUs where no measurement
 /// shows that kernel faster than the C library's `memset` (all but AMD
-/// Zen 3 and Zen 4 and Intel Emerald Rapids), fills below 1 KiB call
-/// `memset`.
+/// Zen 3, Zen 4 and Zen 5 and Intel Emerald Rapids), fills below 1 KiB
+/// call `memset`.
 ///
 /// ```
 /// let mut header = [0xffu8; 20];

@@ -26,7 +26,7 @@ pub struct Signature {
     /// ECX: `GenuineIntel`, `AuthenticAMD`, `HygonGenuine`, ...
     pub vendor: [u8; 12],
     /// The family: the base family, plus the extended family where the
-    /// base one is 0xf (AMD's 0x19 is Zen 3 and Zen 4).
+    /// base one is 0xf (AMD's 0x19 is Zen 3 and Zen 4, 0x1a Zen 5).
     pub family: u32,
     /// The model: the base model, with the extended model as its high
     /// nibble where the base family is 0x6 or 0xf (every family from 0xf
