@@ -23,6 +23,7 @@ dispatch! {
     /// writes of `len` bytes, and the two must not overlap.
     unsafe fn copy_long(dst: *mut u8, src: *const u8, len: usize) -> ();
     kernel = copy_or_hand_off;
+    route = crate::arch::memcpy::route;
 }
 
 /// Copies of up to this many bytes are inline: a few overlapping moves, no

@@ -133,9 +133,64 @@ pub(crate) fn own_copy_to() -> usize {
     OWN_COPY_TO.load(Ordering::Relaxed)
 }
 
+/// The shortest copy that any rule hands to `memcpy` is longer than this:
+/// copies up to it keep the own kernel without reading the rule. On an AMD
+/// EPYC Zen 5, a load before the copy's loop cost 1-2 TSC cycles of the
+/// 20-24 that a 1500-byte copy with the source off the line takes: the
+/// kernel's loop in assembly ran it at 1.15× glibc's `memcpy`, with the
+/// kernel's tests and its two loads before it (this length, and the
+/// vendor's, `arch::x86_64::avx512::vector`) at 0.96-1.04×
+/// (docs/experiments.md, "No load before the copy's loop").
+#[cfg(feature = "std")]
+pub(crate) const OWN_COPY_MIN: usize = 2 << 10;
+
 /// Sets [`own_copy_to`]: the selection's hook, with the rule of the tier
-/// it chose (`arch::x86_64::handoff`).
+/// it chose (`arch::x86_64::handoff`), at least [`OWN_COPY_MIN`].
 #[cfg(feature = "std")]
 pub(crate) fn set_own_copy_to(len: usize) {
-    OWN_COPY_TO.store(len, Ordering::Relaxed);
+    OWN_COPY_TO.store(len.max(OWN_COPY_MIN), Ordering::Relaxed);
+}
+
+/// The type of the copy kernel past the inline lengths.
+#[cfg(feature = "std")]
+type CopyKernel = unsafe fn(*mut u8, *const u8, usize);
+
+/// What the copy's dispatch pointer caches, given the chosen table's
+/// `kernel`: with the AVX-512 tier, on the CPUs that keep its 64-byte loop
+/// at every placement (all but AMD's before Zen 5), the kernel that does
+/// not test the vendor on every copy that splits lines
+/// (`arch::x86_64::avx512::vector`); otherwise the kernel itself.
+#[cfg(feature = "std")]
+pub(crate) fn route(kernel: CopyKernel) -> CopyKernel {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    if crate::dispatch::active().tier() == crate::Tier::Avx512
+        && !crate::arch::x86_64::is_amd_before_zen_5()
+    {
+        return crate::arch::x86_64::avx512::vector::copy_or_hand_off_own_loop;
+    }
+    kernel
+}
+
+#[cfg(all(test, feature = "std"))]
+mod tests {
+    /// The route keeps the table's kernel except with the AVX-512 tier on a
+    /// CPU that keeps its 64-byte loop at every placement.
+    #[test]
+    fn route_swaps_only_the_avx512_kernel() {
+        let kernel = crate::dispatch::active().copy_or_hand_off;
+        let routed = super::route(kernel);
+        #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+        {
+            let own_loop = crate::dispatch::active().tier() == crate::Tier::Avx512
+                && !crate::arch::x86_64::is_amd_before_zen_5();
+            let expected: super::CopyKernel = if own_loop {
+                crate::arch::x86_64::avx512::vector::copy_or_hand_off_own_loop
+            } else {
+                kernel
+            };
+            assert!(core::ptr::fn_addr_eq(routed, expected));
+        }
+        #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+        assert!(core::ptr::fn_addr_eq(routed, kernel));
+    }
 }

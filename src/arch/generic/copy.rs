@@ -21,6 +21,17 @@
 //!   and stored aligned (a store never splits a cache line, a load may),
 //!   and the last four vectors unaligned, ending at the end; the first
 //!   vector, loaded before the loop, is stored after it.
+//! - longer, with the destination 0-255 bytes past the source modulo the
+//!   4 KiB page: the same from the end ([`copy_lines_backward`]), as
+//!   glibc's `memcpy` does. Forward, each block's loads would share their
+//!   page offsets with the stores just before them, and wait for them (4K
+//!   aliasing): on an AMD EPYC Zen 5, with the destination 1 or 14 bytes
+//!   past the source, the AVX2 kernel ran 1500-2048-byte copies at
+//!   0.89-0.92× glibc's `memcpy` forward and at 1.00-1.01× backward, the
+//!   AVX-512 one at 0.86-1.02× and 1.03-1.09× (docs/experiments.md,
+//!   "Backwards, the destination just past the source"). Up to 16 KiB
+//!   ([`BACKWARD_MAX`]); with the x86_64 tiers only
+//!   (`Vector::BACKWARD_NEAR`).
 //!
 //! No `rep movsb`: where the destination lies a few bytes past the source
 //! in the page it is many times slower than the vector loop on some x86_64
@@ -32,7 +43,7 @@ use core::sync::atomic::{Ordering, compiler_fence};
 
 use crate::arch::memcpy::copy_short;
 #[cfg(feature = "std")]
-use crate::arch::memcpy::own_copy_to;
+use crate::arch::memcpy::{OWN_COPY_MIN, own_copy_to};
 
 use super::vector::Vector;
 
@@ -63,7 +74,7 @@ pub(crate) unsafe fn copy<V: Vector>(dst: &mut [core::mem::MaybeUninit<u8>], src
 #[inline(always)]
 pub(crate) unsafe fn copy_or_hand_off<V: Vector>(dst: *mut u8, src: *const u8, len: usize) {
     // SAFETY: the caller's guarantees.
-    unsafe { copy_beyond_short::<V, true>(dst, src, len) }
+    unsafe { copy_beyond_short::<V, true, false>(dst, src, len) }
 }
 
 /// Copies the `len` bytes at `src` to `dst`: the whole algorithm.
@@ -82,7 +93,7 @@ pub(crate) unsafe fn copy_with<V: Vector>(dst: *mut u8, src: *const u8, len: usi
         // when called directly, and 65-128 bytes (AVX-512) go through no
         // taken branch, as in glibc's `memcpy` (docs/experiments.md).
         if len > 64 {
-            copy_beyond_short::<V, false>(dst, src, len);
+            copy_beyond_short::<V, false, false>(dst, src, len);
         } else {
             copy_short(dst, src, len);
         }
@@ -92,7 +103,8 @@ pub(crate) unsafe fn copy_with<V: Vector>(dst: *mut u8, src: *const u8, len: usi
 /// Copies the `len > 64` bytes at `src` to `dst`. With `HAND_OFF` (and
 /// `std`), a copy longer than eight vectors and than [`own_copy_to`]
 /// bytes goes to the C library's `memcpy`; the test costs nothing below
-/// eight vectors.
+/// eight vectors. With `OWN_LOOP`, a long copy takes the loop on `V` at
+/// every placement ([`Vector::try_copy_long`]).
 ///
 /// # Safety
 ///
@@ -100,7 +112,7 @@ pub(crate) unsafe fn copy_with<V: Vector>(dst: *mut u8, src: *const u8, len: usi
 /// `src` valid for reads and `dst` for writes of `len` bytes, and the two
 /// must not overlap.
 #[inline(always)]
-pub(crate) unsafe fn copy_beyond_short<V: Vector, const HAND_OFF: bool>(
+pub(crate) unsafe fn copy_beyond_short<V: Vector, const HAND_OFF: bool, const OWN_LOOP: bool>(
     dst: *mut u8,
     src: *const u8,
     len: usize,
@@ -142,11 +154,13 @@ pub(crate) unsafe fn copy_beyond_short<V: Vector, const HAND_OFF: bool>(
                 v.store_unaligned(dst.add(len - (4 - i) * w));
             }
         } else {
+            // The rule is read only past the shortest length any rule
+            // hands off: a load before the loop costs the copies below it.
             #[cfg(feature = "std")]
-            if HAND_OFF && len > own_copy_to() {
+            if HAND_OFF && len > OWN_COPY_MIN && len > own_copy_to() {
                 return core::ptr::copy_nonoverlapping(src, dst, len);
             }
-            if !V::try_copy_long(dst, src, len) {
+            if !V::try_copy_long::<OWN_LOOP>(dst, src, len) {
                 copy_lines::<V>(dst, src, len);
             }
         }
@@ -186,6 +200,14 @@ pub(crate) unsafe fn copy_lines<V: Vector>(dst: *mut u8, src: *const u8, len: us
             }
         }
     }
+    if V::BACKWARD_NEAR
+        && len <= BACKWARD_MAX
+        && (dst as usize).wrapping_sub(src as usize) % 4096 < 256
+    {
+        // SAFETY: the caller's guarantees.
+        unsafe { copy_lines_backward::<V>(dst, src, len) };
+        return;
+    }
     // SAFETY: `offset` starts at the first multiple of `w` after `dst` (in
     // `1..=w` bytes, so the first vector covers what comes before it), and
     // a block is stored only if it starts before `len - 4w`, so it ends
@@ -217,6 +239,67 @@ pub(crate) unsafe fn copy_lines<V: Vector>(dst: *mut u8, src: *const u8, len: us
         // would wait for it (a false dependence on the address modulo
         // 4 KiB).
         first.store_unaligned(dst);
+    }
+}
+
+/// The longest copy that [`copy_lines`] runs from the end where the
+/// destination lies just past the source in the page: there the source
+/// and the destination fit in L1 together. On an AMD EPYC Zen 5, from the
+/// end, the kernels ran such copies of 64-256 KiB, which L2 holds, at
+/// 0.55-0.80× glibc's `memcpy`, where forward they ran at 0.86-1.03×; at
+/// 16 KiB at 1.72-1.75× rather than 1.50-1.57×.
+pub(crate) const BACKWARD_MAX: usize = 16 << 10;
+
+/// [`copy_lines`] from the end: the first four vectors and the last one
+/// loaded, then from the last `W`-aligned block of four vectors of the
+/// destination that ends before the last byte down to the first, blocks of
+/// four loaded unaligned and stored aligned, then the five vectors loaded
+/// first.
+///
+/// # Safety
+///
+/// As [`copy_lines`].
+#[inline(always)]
+unsafe fn copy_lines_backward<V: Vector>(dst: *mut u8, src: *const u8, len: usize) {
+    let w = V::BYTES;
+    // SAFETY: the first four vectors and the last lie inside both buffers
+    // as `len > 8w`. `offset` starts at the last multiple of `w` (from
+    // `dst`) at or below `len - 4w - 1`, so each block stored ends before
+    // `len`, and from `len - 5w` on, so the last vector covers the rest; a
+    // block is stored only at an `offset > 0`, and the last one stored
+    // starts at most `4w` in, which the first four vectors cover.
+    unsafe {
+        // Named one by one: as arrays (`map`), the compiler left a call
+        // and a realigned stack frame in the AVX-512 kernel.
+        let (h0, h1) = (V::load_unaligned(src), V::load_unaligned(src.add(w)));
+        let (h2, h3) = (
+            V::load_unaligned(src.add(2 * w)),
+            V::load_unaligned(src.add(3 * w)),
+        );
+        let last = V::load_unaligned(src.add(len - w));
+        let mut offset = (dst as usize + len - 4 * w - 1) / w * w - dst as usize;
+        loop {
+            let v3 = V::load_unaligned(src.add(offset + 3 * w));
+            let v2 = V::load_unaligned(src.add(offset + 2 * w));
+            let v1 = V::load_unaligned(src.add(offset + w));
+            let v0 = V::load_unaligned(src.add(offset));
+            v3.store_aligned(dst.add(offset + 3 * w));
+            compiler_fence(Ordering::SeqCst);
+            v2.store_aligned(dst.add(offset + 2 * w));
+            compiler_fence(Ordering::SeqCst);
+            v1.store_aligned(dst.add(offset + w));
+            compiler_fence(Ordering::SeqCst);
+            v0.store_aligned(dst.add(offset));
+            if offset <= 4 * w {
+                break;
+            }
+            offset = opaque(offset - 4 * w);
+        }
+        h0.store_unaligned(dst);
+        h1.store_unaligned(dst.add(w));
+        h2.store_unaligned(dst.add(2 * w));
+        h3.store_unaligned(dst.add(3 * w));
+        last.store_unaligned(dst.add(len - w));
     }
 }
 
@@ -258,10 +341,13 @@ mod tests {
     #[cfg(feature = "std")]
     use crate::arch::memcpy::own_copy_to;
 
-    /// Every table's `copy_or_hand_off` copies every length past the inline
-    /// ones, at every offset of the source and the destination in a line,
-    /// and, with `std`, the lengths on either side of the selection's
-    /// hand-off length; and nothing outside the destination.
+    /// Every table's `copy_or_hand_off`, and the AVX-512 one the dispatch
+    /// caches on some CPUs, copies every length past the inline ones, at
+    /// every offset of the source and the destination in a line and with
+    /// the destination 0-255 bytes past the source modulo the page (copied
+    /// backwards) or further, and, with `std`, the lengths on either side
+    /// of the selection's hand-off length; and nothing outside the
+    /// destination.
     #[test]
     fn copy_or_hand_off_copies_exactly_the_bytes() {
         // The selection sets the hand-off length.
@@ -274,29 +360,46 @@ mod tests {
         lens.extend([2047, 2048, 2049, 4096, 9000, 16384, 16385]);
         lens.extend([hand_off - 1, hand_off, hand_off + 1, hand_off + 4097]);
         let max = lens.iter().copied().max().unwrap_or(0) + 128;
-        let src: Vec<u8> = (0..max).map(|i| (i * 7 + i / 251) as u8).collect();
+        let src: Vec<u8> = (0..max + 4096).map(|i| (i * 7 + i / 251) as u8).collect();
         let mut dst = std::vec![0u8; max];
-        for kernels in crate::arch::all().filter(|kernels| kernels.is_available()) {
+        type Kernel = unsafe fn(*mut u8, *const u8, usize);
+        #[cfg_attr(not(feature = "std"), allow(unused_mut))]
+        let mut kernels: Vec<(&str, Kernel)> = crate::arch::all()
+            .filter(|kernels| kernels.is_available())
+            .map(|kernels| (kernels.name(), kernels.copy_or_hand_off))
+            .collect();
+        // The AVX-512 kernel that the copy's dispatch caches on the CPUs
+        // that keep its 64-byte loop at every placement.
+        #[cfg(all(feature = "std", target_arch = "x86_64", target_feature = "sse2"))]
+        if crate::arch::x86_64::Avx512::is_available() {
+            kernels.push((
+                "avx512 (own loop)",
+                crate::arch::x86_64::avx512::vector::copy_or_hand_off_own_loop,
+            ));
+        }
+        for (name, kernel) in kernels {
             for &len in &lens {
-                let offsets: &[(usize, usize)] = if len <= 1100 {
-                    &[(0, 0), (1, 0), (0, 1), (14, 0), (0, 14), (63, 33)]
+                let mut offsets: Vec<(usize, usize)> = if len <= 1100 {
+                    std::vec![(0, 0), (1, 0), (0, 1), (14, 0), (0, 14), (63, 33)]
                 } else {
-                    &[(0, 0), (1, 0), (0, 14)]
+                    std::vec![(0, 0), (1, 0), (0, 14)]
                 };
-                for &(from, to) in offsets {
+                // The destination `past` bytes past the source modulo the
+                // page: the source offset that puts it there.
+                for to in [0, 1, 14] {
+                    for past in [0, 1, 14, 63, 255, 256, 1000] {
+                        let dst_at = dst.as_ptr() as usize + to;
+                        let from = dst_at.wrapping_sub(src.as_ptr() as usize + past) % 4096;
+                        offsets.push((from, to));
+                    }
+                }
+                for (from, to) in offsets {
                     let window = &mut dst[..to + len + 64];
                     window.fill(0xee);
-                    // SAFETY: the table is one this CPU runs; `len > 64`
+                    // SAFETY: the kernel is one this CPU runs; `len > 64`
                     // bytes from `from` and `to` lie inside the two
                     // vectors, which do not overlap.
-                    unsafe {
-                        (kernels.copy_or_hand_off)(
-                            window.as_mut_ptr().add(to),
-                            src.as_ptr().add(from),
-                            len,
-                        )
-                    };
-                    let name = kernels.name();
+                    unsafe { kernel(window.as_mut_ptr().add(to), src.as_ptr().add(from), len) };
                     assert_eq!(
                         window[to..to + len],
                         src[from..from + len],

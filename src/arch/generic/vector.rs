@@ -27,6 +27,14 @@ pub(crate) trait Vector: Copy {
     /// vectors.
     const IN_ORDER: bool = false;
 
+    /// Whether the copy's loop runs from the end when the destination lies
+    /// 0-255 bytes past the source modulo the page and the copy is at most
+    /// `generic::copy::BACKWARD_MAX` bytes (`generic::copy::copy_lines`):
+    /// the x86_64 tiers, as measured there. Not for the portable tier, whose
+    /// loop the compiler vectorizes only in one order (see `IN_ORDER`), nor
+    /// for NEON, not measured.
+    const BACKWARD_NEAR: bool = false;
+
     /// Whether fills of `generic::fill::REP_STOSB_MIN` bytes or more use
     /// `rep stosb`.
     #[cfg(target_arch = "x86_64")]
@@ -130,7 +138,9 @@ pub(crate) trait Vector: Copy {
     /// tier's own way, and returns `true`; or returns `false`, having stored
     /// nothing, for the copy algorithm's loop on this vector
     /// (`generic::copy::copy_lines`). By default `false`; AVX-512 picks
-    /// another vector for some placements.
+    /// another vector for some placements on some CPUs, unless `OWN_LOOP`:
+    /// the selection found that this CPU takes the loop on this vector at
+    /// every placement (`arch::memcpy::route`).
     ///
     /// # Safety
     ///
@@ -138,7 +148,11 @@ pub(crate) trait Vector: Copy {
     /// more than `8 * Self::BYTES`, `src` valid for reads and `dst` for
     /// writes of `len` bytes, and the two must not overlap.
     #[inline(always)]
-    unsafe fn try_copy_long(_dst: *mut u8, _src: *const u8, _len: usize) -> bool {
+    unsafe fn try_copy_long<const OWN_LOOP: bool>(
+        _dst: *mut u8,
+        _src: *const u8,
+        _len: usize,
+    ) -> bool {
         false
     }
 }

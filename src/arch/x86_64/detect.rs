@@ -133,7 +133,9 @@ fn read() -> u32 {
     features
 }
 
-/// Whether the CPU is AMD's (or Hygon's, its licensee).
+/// Whether the CPU is AMD's (or Hygon's, its licensee): for the rules and
+/// the caches of `std`.
+#[cfg(feature = "std")]
 #[inline]
 pub(crate) fn is_amd() -> bool {
     matches!(vendor_class(), AMD_BEFORE_ZEN_5 | AMD_FROM_ZEN_5)

@@ -32,14 +32,16 @@
 //!   at 1.16-1.85× `copy_from_slice`, and with AVX-512 masked off the AVX2
 //!   kernel at 1.07-1.44× where `memcpy` behind it ran at 1.00×; at
 //!   64-256 KiB the kernels ran at 0.71-1.03× `rep movsb`. Below 2112
-//!   bytes, `memcpy` behind the kernel's tests left the 1500-2048-byte
-//!   copies with the source or the destination off the line where the
-//!   kernels are (0.74-0.98× against 0.76-1.02× with AVX-512), lifted
-//!   those with the destination 1 or 14 bytes past the source only with
-//!   AVX2 (0.99-1.00× against 0.82-0.92×), and slowed random lengths up
-//!   to 1500 bytes (0.95-1.00× against 1.03-1.09×) and up to 9000
-//!   (0.96-1.33× against 0.99-1.41×) (BENCHMARKS.md, AMD EPYC Zen 5,
-//!   "Copies on Zen 5"). Zen 5
+//!   bytes `memcpy` runs a vector loop like the kernels'; behind the
+//!   kernel's tests it was no faster there (1500-2048 bytes off the line
+//!   0.74-0.98× against 0.76-1.02× with AVX-512) and slowed random
+//!   lengths up to 1500 bytes (0.95-1.00× against 1.03-1.09×)
+//!   (BENCHMARKS.md, AMD EPYC Zen 5, "Copies on Zen 5"). With no load
+//!   before the loop below 2 KiB (`arch::memcpy::OWN_COPY_MIN`, and the
+//!   AVX-512 kernel the dispatch caches, `arch::memcpy::route`) and the
+//!   copies with the destination just past the source run backwards, the
+//!   kernels ran all those rows at 1.00-1.09× (AVX2-only 0.98-1.07×;
+//!   "Copies on Zen 5: no load before the loop, and backwards"). Zen 5
 //!   runs `rep movsb` with the destination just past the source as fast as
 //!   other copies: no cliff as on Zen 3 and Zen 4.
 //!

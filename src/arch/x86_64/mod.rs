@@ -28,7 +28,9 @@ pub use signature::Signature;
 pub use sse2::Sse2;
 
 // Named by the kernels and rules that depend on the vendor.
-pub(crate) use detect::{is_amd, is_amd_before_zen_5};
+#[cfg(feature = "std")]
+pub(crate) use detect::is_amd;
+pub(crate) use detect::is_amd_before_zen_5;
 pub(crate) use inline::Inline;
 
 use crate::arch::Kernels;

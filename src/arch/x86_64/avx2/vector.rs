@@ -11,6 +11,7 @@ pub(crate) struct Avx2Vector(__m256i);
 impl Vector for Avx2Vector {
     const BYTES: usize = 32;
     const IN_ORDER: bool = true;
+    const BACKWARD_NEAR: bool = true;
     const REP_STOSB: bool = true;
 
     #[inline(always)]

@@ -16,6 +16,7 @@ pub(crate) struct Avx512Vector(__m512i);
 impl Vector for Avx512Vector {
     const BYTES: usize = 64;
     const IN_ORDER: bool = true;
+    const BACKWARD_NEAR: bool = true;
     const REP_STOSB: bool = true;
     // Four stores for every length of 65-256 bytes, with no branch, were
     // 1.5× faster than glibc on random lengths up to 256 but 0.75-0.90× at
@@ -109,13 +110,22 @@ impl Vector for Avx512Vector {
     /// 1.23-1.37×; BENCHMARKS.md, AMD EPYC Zen 5, "Copies on Zen 5").
     /// Intel CPUs keep the 64-byte loop: there, until Ice Lake, a 32-byte
     /// store takes a whole store slot, and this was not measured on one.
+    ///
+    /// With `std`, the CPUs that keep the 64-byte loop at every placement
+    /// run [`copy_or_hand_off_own_loop`], which reads no vendor
+    /// (`OWN_LOOP`): on Zen 5 that load before the loop slowed 1500-2048
+    /// byte copies off the line by 1-2 TSC cycles of about 20.
     #[inline(always)]
-    unsafe fn try_copy_long(dst: *mut u8, src: *const u8, len: usize) -> bool {
+    unsafe fn try_copy_long<const OWN_LOOP: bool>(
+        dst: *mut u8,
+        src: *const u8,
+        len: usize,
+    ) -> bool {
         let splits_lines = !(src as usize).wrapping_sub(dst as usize).is_multiple_of(64);
         // SAFETY: the caller's guarantees; AVX-512F implies AVX2, and
         // `len > 8 * 64` is more than eight 32-byte vectors.
         unsafe {
-            if splits_lines && crate::arch::x86_64::is_amd_before_zen_5() {
+            if !OWN_LOOP && splits_lines && crate::arch::x86_64::is_amd_before_zen_5() {
                 copy_lines::<Avx2Vector>(dst, src, len);
             } else {
                 copy_lines::<Self>(dst, src, len);
@@ -124,3 +134,25 @@ impl Vector for Avx512Vector {
         true
     }
 }
+
+crate::arch::line_aligned!(
+    ".text.fastpath.avx512.copy_or_hand_off_own_loop",
+    /// The AVX-512 table's `copy_or_hand_off` with the 64-byte loop at every
+    /// placement, which tests no vendor: the kernel of [`crate::copy()`],
+    /// with `std`, on the CPUs that keep that loop (all but AMD's before
+    /// Zen 5; `arch::memcpy::route`).
+    ///
+    /// # Safety
+    ///
+    /// The CPU must support AVX-512F and AVX-512BW, `len` must be more than
+    /// 64, `src` valid for reads and `dst` for writes of `len` bytes, and the
+    /// two must not overlap.
+    #[cfg(feature = "std")]
+    #[target_feature(enable = "avx512f,avx512bw")]
+    pub(crate) unsafe fn copy_or_hand_off_own_loop(dst: *mut u8, src: *const u8, len: usize) {
+        // SAFETY: the caller's guarantees.
+        unsafe {
+            crate::arch::generic::copy::copy_beyond_short::<Avx512Vector, true, true>(dst, src, len)
+        }
+    }
+);

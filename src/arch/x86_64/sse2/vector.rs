@@ -11,6 +11,7 @@ pub(crate) struct Sse2Vector(__m128i);
 impl Vector for Sse2Vector {
     const BYTES: usize = 16;
     const IN_ORDER: bool = true;
+    const BACKWARD_NEAR: bool = true;
     const REP_STOSB: bool = true;
 
     #[inline(always)]
