@@ -15,8 +15,9 @@
 //! 2. Each (row, implementation) is calibrated: the iteration count that
 //!    makes one sample last about [`SAMPLE_TIME`].
 //! 3. Warm-up rounds, then the measured rounds: in each round every
-//!    implementation takes one sample on every row, in an order rotated by one
-//!    each round, so that noise from this shared machine hits them all alike,
+//!    implementation takes one sample on every row, in an order shuffled
+//!    each round, so that noise from this shared machine, and the state one
+//!    sample leaves for the next, hit them all alike,
 //!    and from the next copy of its timing loop ([`placement`]), so that no
 //!    result depends on where one loop landed in the code.
 //! 4. Each result is the median over the rounds of ticks per call.

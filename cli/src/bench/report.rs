@@ -33,7 +33,7 @@ pub fn header(out: &mut impl Write, timer: &Timer, reps: Option<u32>) -> io::Res
     writeln!(
         out,
         "Method:       median over rounds; a round takes one ~{} µs sample of every \
-         implementation on every row",
+         implementation on every row, in an order shuffled every round",
         SAMPLE_TIME.as_micros()
     )?;
     writeln!(
