@@ -134,7 +134,8 @@ pub(crate) fn own_copy_to() -> usize {
 }
 
 /// The shortest copy that any rule hands to `memcpy` is longer than this:
-/// copies up to it keep the own kernel without reading the rule. On an AMD
+/// copies up to it keep the own kernel, and the AVX-512 kernel that
+/// [`route`] picks does not read the rule for them. On an AMD
 /// EPYC Zen 5, a load before the copy's loop cost 1-2 TSC cycles of the
 /// 20-24 that a 1500-byte copy with the source off the line takes: the
 /// kernel's loop in assembly ran it at 1.15× glibc's `memcpy`, with the
