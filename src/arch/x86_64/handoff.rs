@@ -37,9 +37,9 @@
 //!   0.74-0.98× against 0.76-1.02× with AVX-512) and slowed random
 //!   lengths up to 1500 bytes (0.95-1.00× against 1.03-1.09×)
 //!   (BENCHMARKS.md, AMD EPYC Zen 5, "Copies on Zen 5"). With no load
-//!   before the loop below 2 KiB (`arch::memcpy::OWN_COPY_MIN`, and the
-//!   AVX-512 kernel the dispatch caches, `arch::memcpy::route`) and the
-//!   copies with the destination just past the source run backwards, the
+//!   before the AVX-512 kernel's loop below 2 KiB (the kernel the dispatch
+//!   caches, `arch::memcpy::route`, and `arch::memcpy::OWN_COPY_MIN`) and
+//!   the copies with the destination just past the source run backwards, the
 //!   kernels ran all those rows at 1.00-1.09× (AVX2-only 0.98-1.07×;
 //!   "Copies on Zen 5: no load before the loop, and backwards"). Zen 5
 //!   runs `rep movsb` with the destination just past the source as fast as
