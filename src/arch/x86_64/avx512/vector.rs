@@ -148,8 +148,8 @@ crate::arch::line_aligned!(
     /// 64, `src` valid for reads and `dst` for writes of `len` bytes, and the
     /// two must not overlap.
     ///
-    /// Copies of 65-128 bytes are four overlapping 32-byte moves rather
-    /// than two 64-byte ones ([`copy_upto_128_in_halves`]).
+    /// Copies of 65-128 bytes take one 64-byte move and two 32-byte ones
+    /// rather than two 64-byte ones ([`copy_upto_128_in_halves`]).
     #[cfg(feature = "std")]
     #[target_feature(enable = "avx512f,avx512bw")]
     pub(crate) unsafe fn copy_or_hand_off_own_loop(dst: *mut u8, src: *const u8, len: usize) {
@@ -167,52 +167,55 @@ crate::arch::line_aligned!(
     }
 );
 
-/// Copies the `65..=128` bytes at `src` to `dst` with four overlapping
-/// 32-byte moves, all loaded then all stored, as inline assembly (the
-/// compiler merges two 32-byte loads of a function that enables AVX-512
-/// into one 64-byte load).
+/// Copies the `65..=128` bytes at `src` to `dst` with one 64-byte move
+/// for the first 64 bytes and two 32-byte moves for the last 64, all
+/// loaded then all stored, as inline assembly (the compiler merges two
+/// 32-byte loads of a function that enables AVX-512 into one 64-byte
+/// load).
 ///
 /// Called as applications call, on an AMD EPYC Zen 5, two 64-byte moves
 /// (the sequence of glibc's AVX-512 `memcpy`) ran 100-byte copies at
 /// 0.85-0.93× `copy_from_slice` and 128-byte ones from a source at +1 or
-/// +14 at 0.84-0.92×; four 32-byte moves at 1.11-1.56× and 1.36-1.47×
-/// (BENCHMARKS.md, AMD EPYC Zen 5, "Copies of 65-128 bytes in 32-byte
-/// halves"). On Intel's AVX-512 CPUs glibc's own `memcpy` (its EVEX
-/// variant, which glibc prefers there to the 64-byte one) moves these
-/// lengths the same way.
+/// +14 at 0.84-0.92×; with the last 64 bytes in two 32-byte moves, at
+/// 1.11-1.50× and 1.29-1.39×, and four 32-byte moves at 1.11-1.57× and
+/// 1.36-1.47×, but with the latter the unchanged 256-byte path further on
+/// in the kernel ran at 0.94-0.98× from +1 or +14, with the former at
+/// 1.01-1.03× (BENCHMARKS.md, AMD EPYC Zen 5, "Copies of 65-128 bytes in
+/// 32-byte halves"). On Intel's AVX-512 CPUs glibc's own `memcpy` (its
+/// EVEX variant, which glibc prefers there) moves these lengths in 32-byte
+/// vectors.
 ///
 /// # Safety
 ///
-/// The CPU must support AVX (which AVX-512F implies), `len` must be in
-/// `65..=128`, `src` valid for reads and `dst` for writes of `len` bytes,
-/// and the two must not overlap.
+/// The CPU must support AVX-512F, `len` must be in `65..=128`, `src` valid
+/// for reads and `dst` for writes of `len` bytes, and the two must not
+/// overlap.
 #[cfg(feature = "std")]
 #[inline(always)]
 unsafe fn copy_upto_128_in_halves(dst: *mut u8, src: *const u8, len: usize) {
     debug_assert!((65..=128).contains(&len));
-    // SAFETY: the moves start at 0, 32, `len - 64` and `len - 32`, with
-    // `64 < len <= 128`, so they cover `0..len` and stay inside both
-    // buffers; all four loads come before the first store, and the buffers
-    // do not overlap. Only the declared registers change; `vzeroupper`
-    // leaves their upper halves clean for the SSE code around.
+    // SAFETY: `vmovdqu64` of a `zmm` register (AVX-512F) and `vmovdqu` of
+    // a `ymm` one (AVX) exist on this CPU, as the caller guarantees. The
+    // moves cover `0..64` and `len - 64..len`, with `64 < len <= 128`, so
+    // all of `0..len`, and stay inside both buffers; all three loads come
+    // before the first store, and the buffers do not overlap. Only the
+    // declared registers change; `vzeroupper` leaves their upper halves
+    // clean for the SSE code around.
     unsafe {
         core::arch::asm!(
-            "vmovdqu ymm0, ymmword ptr [{src}]",
-            "vmovdqu ymm1, ymmword ptr [{src} + 32]",
-            "vmovdqu ymm2, ymmword ptr [{src} + {len} - 64]",
-            "vmovdqu ymm3, ymmword ptr [{src} + {len} - 32]",
-            "vmovdqu ymmword ptr [{dst}], ymm0",
-            "vmovdqu ymmword ptr [{dst} + 32], ymm1",
-            "vmovdqu ymmword ptr [{dst} + {len} - 64], ymm2",
-            "vmovdqu ymmword ptr [{dst} + {len} - 32], ymm3",
+            "vmovdqu64 zmm0, zmmword ptr [{src}]",
+            "vmovdqu ymm1, ymmword ptr [{src} + {len} - 64]",
+            "vmovdqu ymm2, ymmword ptr [{src} + {len} - 32]",
+            "vmovdqu64 zmmword ptr [{dst}], zmm0",
+            "vmovdqu ymmword ptr [{dst} + {len} - 64], ymm1",
+            "vmovdqu ymmword ptr [{dst} + {len} - 32], ymm2",
             "vzeroupper",
             src = in(reg) src,
             dst = in(reg) dst,
             len = in(reg) len,
-            out("ymm0") _,
+            out("zmm0") _,
             out("ymm1") _,
             out("ymm2") _,
-            out("ymm3") _,
             options(nostack, preserves_flags)
         );
     }
