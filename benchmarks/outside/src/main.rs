@@ -214,17 +214,18 @@ impl<T: Copy> Row<T> {
         }
     }
 
-    /// The calls of the next timing, read once so that it finds them in
-    /// the caches (an application's lengths come from the packet it has in
-    /// hand), not streamed from memory.
-    fn next_sample(&mut self) -> &[T] {
+    /// Nanoseconds a call of `run` on the calls of the next timing, which
+    /// are read once before, so that it finds them in the caches (an
+    /// application's lengths come from the packet it has in hand), not
+    /// streamed from memory.
+    fn time(&mut self, run: impl FnOnce(&[T])) -> f64 {
         let at = self.next;
         self.next = (at + self.sample) % self.calls.len();
         let calls = &self.calls[at..at + self.sample];
         for &call in calls {
             black_box(call);
         }
-        calls
+        time(calls.len(), || run(calls))
     }
 }
 
@@ -266,18 +267,11 @@ fn fills(buf: &mut [u8], rows: Vec<Row<Fill>>) {
     for mut row in rows {
         let (mut fill, mut nontemporal, mut noise, mut ns) = (vec![], vec![], vec![], vec![]);
         for rep in 0..REPS {
-            let calls = row.next_sample();
-            let ours = time(calls.len(), || {
-                placed!(rep, fastpath_fill(buf, calls, value))
-            });
-            let calls = row.next_sample();
-            let theirs = time(calls.len(), || placed!(rep, slice_fill(buf, calls, value)));
-            let calls = row.next_sample();
-            let streamed = time(calls.len(), || {
-                placed!(rep, fastpath_fill_nontemporal(buf, calls, value))
-            });
-            let calls = row.next_sample();
-            let again = time(calls.len(), || placed!(rep, slice_fill(buf, calls, value)));
+            let ours = row.time(|calls| placed!(rep, fastpath_fill(buf, calls, value)));
+            let theirs = row.time(|calls| placed!(rep, slice_fill(buf, calls, value)));
+            let streamed =
+                row.time(|calls| placed!(rep, fastpath_fill_nontemporal(buf, calls, value)));
+            let again = row.time(|calls| placed!(rep, slice_fill(buf, calls, value)));
             fill.push(theirs / ours);
             nontemporal.push(theirs / streamed);
             noise.push(theirs / again);
@@ -300,16 +294,9 @@ fn copies(dst: &mut [u8], src: &[u8], rows: Vec<Row<CopyCall>>) {
     for mut row in rows {
         let (mut copy, mut noise, mut ns) = (vec![], vec![], vec![]);
         for rep in 0..REPS {
-            let calls = row.next_sample();
-            let ours = time(calls.len(), || placed!(rep, fastpath_copy(dst, src, calls)));
-            let calls = row.next_sample();
-            let theirs = time(calls.len(), || {
-                placed!(rep, copy_from_slice(dst, src, calls))
-            });
-            let calls = row.next_sample();
-            let again = time(calls.len(), || {
-                placed!(rep, copy_from_slice(dst, src, calls))
-            });
+            let ours = row.time(|calls| placed!(rep, fastpath_copy(dst, src, calls)));
+            let theirs = row.time(|calls| placed!(rep, copy_from_slice(dst, src, calls)));
+            let again = row.time(|calls| placed!(rep, copy_from_slice(dst, src, calls)));
             copy.push(theirs / ours);
             noise.push(theirs / again);
             ns.push(theirs);
@@ -360,20 +347,16 @@ fn checksums(buf: &[u8], base: usize, random: &mut Random, max_len: usize) {
         );
         let (mut ether, mut smol, mut noise, mut ns) = (vec![], vec![], vec![], vec![]);
         for rep in 0..REPS {
-            let calls = row.next_sample();
-            let ours = time(calls.len(), || {
+            let ours = row.time(|calls| {
                 black_box(placed!(rep, fastpath_checksum(buf, calls)));
             });
-            let calls = row.next_sample();
-            let e = time(calls.len(), || {
+            let e = row.time(|calls| {
                 black_box(placed!(rep, etherparse_checksum(buf, calls)));
             });
-            let calls = row.next_sample();
-            let s = time(calls.len(), || {
+            let s = row.time(|calls| {
                 black_box(placed!(rep, smoltcp_checksum(buf, calls)));
             });
-            let calls = row.next_sample();
-            let again = time(calls.len(), || {
+            let again = row.time(|calls| {
                 black_box(placed!(rep, etherparse_checksum(buf, calls)));
             });
             ether.push(e / ours);
