@@ -17,7 +17,7 @@
 //!   start and half ending at the end, with no loop: all loaded, then all
 //!   stored. (The AVX-512 kernel that the copy's dispatch caches moves the
 //!   last 64 of 65-128 bytes as two 32-byte vectors instead:
-//!   `avx512::vector::copy_upto_128_in_halves`.)
+//!   `avx512::vector::copy_65_to_128`.)
 //! - longer: the first vector unaligned, then from the first `W`-aligned
 //!   address of the destination on, blocks of four vectors loaded unaligned
 //!   and stored aligned (a store never splits a cache line, a load may),

@@ -149,7 +149,7 @@ crate::arch::line_aligned!(
     /// two must not overlap.
     ///
     /// Copies of 65-128 bytes take one 64-byte move and two 32-byte ones
-    /// rather than two 64-byte ones ([`copy_upto_128_in_halves`]).
+    /// rather than two 64-byte ones ([`copy_65_to_128`]).
     #[cfg(feature = "std")]
     #[target_feature(enable = "avx512f,avx512bw")]
     pub(crate) unsafe fn copy_or_hand_off_own_loop(dst: *mut u8, src: *const u8, len: usize) {
@@ -157,7 +157,7 @@ crate::arch::line_aligned!(
         // first.
         unsafe {
             if len <= 128 {
-                copy_upto_128_in_halves(dst, src, len);
+                copy_65_to_128(dst, src, len);
             } else {
                 crate::arch::generic::copy::copy_beyond_short::<Avx512Vector, true, true>(
                     dst, src, len,
@@ -180,8 +180,8 @@ crate::arch::line_aligned!(
 /// 1.11-1.50× and 1.29-1.39×, and four 32-byte moves at 1.11-1.57× and
 /// 1.36-1.47×, but with the latter the unchanged 256-byte path further on
 /// in the kernel ran at 0.94-0.98× from +1 or +14, with the former at
-/// 1.01-1.03× (BENCHMARKS.md, AMD EPYC Zen 5, "Copies of 65-128 bytes in
-/// 32-byte halves"). On Intel's AVX-512 CPUs glibc's own `memcpy` (its
+/// 1.01-1.03× (BENCHMARKS.md, AMD EPYC Zen 5, "Copies of 65-128 bytes: the
+/// last 64 in 32-byte halves"). On Intel's AVX-512 CPUs glibc's own `memcpy` (its
 /// EVEX variant, which glibc prefers there) moves these lengths in 32-byte
 /// vectors.
 ///
@@ -192,7 +192,7 @@ crate::arch::line_aligned!(
 /// overlap.
 #[cfg(feature = "std")]
 #[inline(always)]
-unsafe fn copy_upto_128_in_halves(dst: *mut u8, src: *const u8, len: usize) {
+unsafe fn copy_65_to_128(dst: *mut u8, src: *const u8, len: usize) {
     debug_assert!((65..=128).contains(&len));
     // SAFETY: `vmovdqu64` of a `zmm` register (AVX-512F) and `vmovdqu` of
     // a `ymm` one (AVX) exist on this CPU, as the caller guarantees. The
