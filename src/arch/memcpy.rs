@@ -37,8 +37,8 @@ pub(crate) unsafe fn copy_short(dst: *mut u8, src: *const u8, len: usize) {
         // inside the destination; the write needs no alignment.
         unsafe { dst.add(offset).cast::<[u8; N]>().write_unaligned(bytes) }
     }
-    /// Moves the `N` bytes at the four offsets: all four loads before the
-    /// first store, as the C library's `memcpy` orders them. On Zen 4 a few
+    /// Moves the `N` bytes at the `K` offsets: every load before the first
+    /// store, as the C library's `memcpy` orders them. On Zen 4 a few
     /// pairs of pages, the source and the destination at the same offset
     /// in each, run a short copy several times slower than the others
     /// (`benchmarks/outside`'s `pages` mode); with each load beside its
@@ -51,34 +51,33 @@ pub(crate) unsafe fn copy_short(dst: *mut u8, src: *const u8, len: usize) {
     ///
     /// Each offset plus `N` must be at most `len`.
     #[inline(always)]
-    unsafe fn move_four<const N: usize>(dst: *mut u8, src: *const u8, at: [usize; 4]) {
+    unsafe fn move_all<const N: usize, const K: usize>(
+        dst: *mut u8,
+        src: *const u8,
+        at: [usize; K],
+    ) {
         // SAFETY: the caller's guarantee, for each offset.
         unsafe {
-            let bytes = loaded([
-                load::<N>(src, at[0]),
-                load::<N>(src, at[1]),
-                load::<N>(src, at[2]),
-                load::<N>(src, at[3]),
-            ]);
+            let bytes = loaded(at.map(|offset| load::<N>(src, offset)));
             for (offset, bytes) in at.into_iter().zip(bytes) {
                 store::<N>(dst, offset, bytes);
             }
         }
     }
-    /// The four values loaded, passed through an empty `asm!` on x86_64,
-    /// so that every store depends on every load: without it the compiler,
-    /// knowing that the buffers do not overlap, pairs each 16-byte load
-    /// with its store.
+    /// The values loaded, passed through an empty `asm!` on x86_64 when
+    /// they are four vectors of 16 bytes, so that every store depends on
+    /// every load: without it the compiler, knowing that the buffers do not
+    /// overlap, pairs each 16-byte load with its store.
     #[inline(always)]
-    fn loaded<const N: usize>(bytes: [[u8; N]; 4]) -> [[u8; N]; 4] {
+    fn loaded<const N: usize, const K: usize>(bytes: [[u8; N]; K]) -> [[u8; N]; K] {
         #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-        if N == 16 {
+        if N == 16 && K == 4 {
             use core::arch::x86_64::__m128i;
             // SAFETY: `N` is 16, so each value is the 16 bytes of an
             // `__m128i`, which has no invalid bit patterns.
             let mut v = bytes.map(|v| unsafe { core::mem::transmute_copy::<[u8; N], __m128i>(&v) });
             // SAFETY: an empty template, which reads and writes nothing;
-            // `sse2`, which the `xmm` registers need, is enabled.
+            // `sse2`, which the `xmm` registers need, is enabled; `K` is 4.
             unsafe {
                 core::arch::asm!(
                     "/* {a} {b} {c} {d} */",
@@ -97,15 +96,28 @@ pub(crate) unsafe fn copy_short(dst: *mut u8, src: *const u8, len: usize) {
     // SAFETY: every move lies in `0..len`: for 17-64 bytes, 16 bytes at 0,
     // `d`, `len - 16 - d` and `len - 16`, with `d` 0 below 32 bytes and 16
     // from 32, which cover `0..16` or `0..32` and as many bytes that end at
-    // `len`, so all of them; for 4-16, 4 bytes likewise with `d` 0 below 8,
-    // 4 from 8 and 8 at 16; for 1-3, the first, middle and last bytes.
+    // `len`, so all of them; for 8-16, 8 bytes at 0 and `len - 8`, and for
+    // 4-7, 4 bytes at 0 and `len - 4`, which overlap or meet; for 1-3, the
+    // first, middle and last bytes.
+    //
+    // Two moves of 8 bytes at 8-16, as the C library's `memcpy` does, not
+    // four of 4: with the destination 1 byte past the source in the page,
+    // the four loads waited on the last copy's four stores (4K aliasing),
+    // and 8 and 16-byte copies ran at 1.36-1.58× and 1.46-1.68×
+    // `copy_from_slice`, with the two at 1.22-2.33× and 2.02-2.33×; random
+    // lengths of 0-64 bytes, where 8 bytes is the test that the longer
+    // copies take first, at 2.05-2.25× before and after (AMD EPYC Zen 5,
+    // BENCHMARKS.md, "Short copies: two moves of 8 bytes").
     unsafe {
-        if len > 16 {
-            let d = usize::from(len >= 32) * 16;
-            move_four::<16>(dst, src, [0, d, len - 16 - d, len - 16]);
+        if len >= 8 {
+            if len > 16 {
+                let d = usize::from(len >= 32) * 16;
+                move_all::<16, 4>(dst, src, [0, d, len - 16 - d, len - 16]);
+            } else {
+                move_all::<8, 2>(dst, src, [0, len - 8]);
+            }
         } else if len >= 4 {
-            let d = len / 8 * 4;
-            move_four::<4>(dst, src, [0, d, len - 4 - d, len - 4]);
+            move_all::<4, 2>(dst, src, [0, len - 4]);
         } else if len > 0 {
             let (first, middle, last) = (
                 load::<1>(src, 0),
