@@ -103,11 +103,12 @@ pub(crate) unsafe fn copy_short(dst: *mut u8, src: *const u8, len: usize) {
     // Two moves of 8 bytes at 8-16, as the C library's `memcpy` does, not
     // four of 4: with the destination 1 byte past the source in the page,
     // the four loads waited on the last copy's four stores (4K aliasing),
-    // and 8 and 16-byte copies ran at 1.36-1.58× and 1.46-1.68×
-    // `copy_from_slice`, with the two at 1.22-2.33× and 2.02-2.33×; random
-    // lengths of 0-64 bytes, where 8 bytes is the test that the longer
-    // copies take first, at 2.05-2.25× before and after (AMD EPYC Zen 5,
-    // BENCHMARKS.md, "Short copies: two moves of 8 bytes").
+    // and 8 and 16-byte copies ran at 1.36-1.58× and 1.44-1.68×
+    // `copy_from_slice`, with the two at 2.00-2.37× and 2.02-2.37×; random
+    // lengths of 0-64 bytes at 2.03-2.25× before and 2.05-2.20× after, with
+    // `len >= 8` the first test, which the longer copies take too (after
+    // the test for 17-64 bytes, 1.79-1.90×; AMD EPYC Zen 5, BENCHMARKS.md,
+    // "Short copies: two moves of 8 bytes").
     unsafe {
         if len >= 8 {
             if len > 16 {
