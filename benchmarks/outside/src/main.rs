@@ -15,7 +15,10 @@
 //! - in each of 31 repetitions the implementations run in turn, and the
 //!   ratio of their times is taken; the median ratio is printed (above 1:
 //!   fastpath faster), with the median ratio of the baseline against
-//!   itself, run twice in a repetition, as the noise;
+//!   itself, run twice in a repetition, as the noise, and the ratio to
+//!   the same loop with one byte stored (copies: moved) in place of the
+//!   call, `one store` (`one move`): the loop's own work, so the most that
+//!   an inline path can gain over the call in this loop;
 //! - every timing loop in four copies, 16 bytes of `nop`s apart, which the
 //!   repetitions take in turn, every implementation alike: a median is
 //!   over the loop's placements, not one;
@@ -124,6 +127,32 @@ fn slice_fill<const P: usize>(buf: &mut [u8], calls: &Fills, value: u8) {
     pad::<P>();
     for &(at, len) in calls {
         buf[at..at + black_box(len)].fill(value);
+    }
+}
+
+/// The loop's own work with one byte stored in place of the fill: the
+/// table read, the length through `black_box`, the bounds checks. The
+/// most an inline fill can gain over a call of `memset` in this loop.
+#[inline(never)]
+fn one_store<const P: usize>(buf: &mut [u8], calls: &Fills, value: u8) {
+    pad::<P>();
+    for &(at, len) in calls {
+        if let Some(first) = buf[at..at + black_box(len)].first_mut() {
+            *first = value;
+        }
+    }
+}
+
+/// The copy loop's own work with one byte moved in place of the copy.
+#[inline(never)]
+fn one_move<const P: usize>(dst: &mut [u8], src: &[u8], calls: &Copies) {
+    pad::<P>();
+    for &(from, to, len) in calls {
+        let len = black_box(len);
+        let (dst, src) = (&mut dst[to..to + len], &src[from..from + len]);
+        if let (Some(d), Some(s)) = (dst.first_mut(), src.first()) {
+            *d = *s;
+        }
     }
 }
 
@@ -266,13 +295,16 @@ fn fills(buf: &mut [u8], rows: Vec<Row<Fill>>) {
     let value = black_box(0x5a_u8);
     for mut row in rows {
         let (mut fill, mut nontemporal, mut noise, mut ns) = (vec![], vec![], vec![], vec![]);
+        let mut bound = vec![];
         for rep in 0..REPS {
             let ours = row.time(|calls| placed!(rep, fastpath_fill(buf, calls, value)));
             let theirs = row.time(|calls| placed!(rep, slice_fill(buf, calls, value)));
             let streamed =
                 row.time(|calls| placed!(rep, fastpath_fill_nontemporal(buf, calls, value)));
             let again = row.time(|calls| placed!(rep, slice_fill(buf, calls, value)));
+            let one = row.time(|calls| placed!(rep, one_store(buf, calls, value)));
             fill.push(theirs / ours);
+            bound.push(theirs / one);
             nontemporal.push(theirs / streamed);
             noise.push(theirs / again);
             ns.push(theirs);
@@ -284,6 +316,7 @@ fn fills(buf: &mut [u8], rows: Vec<Row<Fill>>) {
                 ("fill", median(fill)),
                 ("fill_nontemporal", median(nontemporal)),
                 ("noise", median(noise)),
+                ("one store", median(bound)),
             ],
         );
     }
@@ -292,12 +325,14 @@ fn fills(buf: &mut [u8], rows: Vec<Row<Fill>>) {
 /// The copy rows.
 fn copies(dst: &mut [u8], src: &[u8], rows: Vec<Row<CopyCall>>) {
     for mut row in rows {
-        let (mut copy, mut noise, mut ns) = (vec![], vec![], vec![]);
+        let (mut copy, mut noise, mut ns, mut bound) = (vec![], vec![], vec![], vec![]);
         for rep in 0..REPS {
             let ours = row.time(|calls| placed!(rep, fastpath_copy(dst, src, calls)));
             let theirs = row.time(|calls| placed!(rep, copy_from_slice(dst, src, calls)));
             let again = row.time(|calls| placed!(rep, copy_from_slice(dst, src, calls)));
+            let one = row.time(|calls| placed!(rep, one_move(dst, src, calls)));
             copy.push(theirs / ours);
+            bound.push(theirs / one);
             noise.push(theirs / again);
             ns.push(theirs);
         }
@@ -307,6 +342,7 @@ fn copies(dst: &mut [u8], src: &[u8], rows: Vec<Row<CopyCall>>) {
                 ("copy_from_slice ns", median(ns)),
                 ("copy", median(copy)),
                 ("noise", median(noise)),
+                ("one move", median(bound)),
             ],
         );
     }
