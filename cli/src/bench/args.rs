@@ -43,8 +43,8 @@ pub struct Args {
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_size)]
     pub sizes: Vec<usize>,
 
-    /// Measures only these rows, in a process of its own, and prints the
-    /// ones where an entry point is below the floor: how `--check`
+    /// Measures only these rows, in a process of its own, and prints each
+    /// entry point's speed × its baseline's on each: how `--check`
     /// measures a row again with the address space not randomized.
     #[arg(long, hide = true, value_name = "ROWS")]
     pub rows: Option<String>,

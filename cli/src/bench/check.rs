@@ -56,6 +56,12 @@ impl Failure {
 /// The rows of `results` where an entry point runs below [`FLOOR`] times its
 /// baseline's speed.
 pub fn failures(results: &PrimitiveResults) -> Vec<Failure> {
+    below(results, FLOOR)
+}
+
+/// The rows of `results` where an entry point runs below `floor` times its
+/// baseline's speed: with an infinite floor, every entry point's row.
+pub fn below(results: &PrimitiveResults, floor: f64) -> Vec<Failure> {
     let named = results
         .compare_with
         .first()
@@ -78,7 +84,7 @@ pub fn failures(results: &PrimitiveResults) -> Vec<Failure> {
                 continue;
             }
             let ratio = estimates[baseline].ticks_per_block / estimates[i].ticks_per_block;
-            if ratio < FLOOR {
+            if ratio < floor {
                 failures.push(Failure {
                     primitive: results.primitive,
                     implementation: name.clone(),
