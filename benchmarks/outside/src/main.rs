@@ -19,7 +19,9 @@
 //!   the same loop with one byte stored (copies: moved) in place of the
 //!   call, `one store` (`one move`): the loop's own work, so the most that
 //!   an inline path can gain over the call in this loop;
-//! - every timing loop in four copies, 16 bytes of `nop`s apart, which the
+//! - every timing loop in four copies, 16 bytes of `nop`s apart from a
+//!   64-byte boundary (so at each 16-byte step of a line, whatever 16-byte
+//!   boundary the linker starts each copy's function on), which the
 //!   repetitions take in turn, every implementation alike: a median is
 //!   over the loop's placements, not one;
 //! - all of it in five processes, one after the other (`PROCESSES` in the
@@ -96,13 +98,19 @@ macro_rules! placed {
     };
 }
 
-/// `P` bytes of one-byte `nop`s, inline: they move the loop after them.
+/// `nop`s to the next 64-byte boundary, then `P` bytes of one-byte `nop`s,
+/// inline: they move the loop after them.
 #[inline(always)]
 fn pad<const P: usize>() {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: `nop`s, which do nothing.
     unsafe {
-        std::arch::asm!(".rept {n}", "nop", ".endr", n = const P, options(nomem, nostack, preserves_flags));
+        std::arch::asm!(
+            ".p2align 6",
+            ".rept {n}", "nop", ".endr",
+            n = const P,
+            options(nomem, nostack, preserves_flags)
+        );
     }
 }
 

@@ -12,12 +12,21 @@
 //! bench's own loop.
 //!
 //! So every implementation's timing loop is compiled [`PLACEMENTS`] times,
-//! each copy behind [`PAD`] more bytes of `nop`s than the one before; the
-//! loop itself starts on a 16-byte boundary, so the copies put it at each
-//! offset a line has room for. The rounds take the copies in turn (see
-//! `harness`), every implementation alike, baselines included, and the
-//! median over the rounds is then that of the loop over its placements,
-//! not of one placement.
+//! each copy behind [`PAD`] more bytes of `nop`s than the one before, and
+//! the `nop`s start on a 64-byte boundary, so that the copies put the loop
+//! at each of the four 16-byte steps of a line. The boundary is needed: the
+//! linker starts each copy's function on any 16-byte boundary, and with
+//! the `nop`s alone the four copies of the `memcpy` loop put its 16-byte
+//! moves at 58, 10, 10 and 42 bytes into a line in one build, and at 58,
+//! 42, 58 and 26 in the next, which changed only the CLI's code: 16-byte
+//! `fastpath::copy`s went from 2.94-2.98× `copy_from_slice` to 1.79-1.84×,
+//! and 32 and 64-byte ones from 1.44-1.49× to 1.17-1.25× (AMD EPYC Zen 5,
+//! `fastpath bench --rows`, three processes of each build in turn). With
+//! the boundary (moves at 42, 58, 10 and 26): 2.33-2.38× and 1.47-1.50×.
+//! The rounds take the copies in turn (see `harness`), every
+//! implementation alike, baselines included, and the median over the
+//! rounds is then that of the loop over its placements, not of one
+//! placement.
 
 use super::blocks::Block;
 
@@ -55,14 +64,17 @@ fn run_at<K: Placed, const P: usize>(kernel: &K, block: &mut Block<'_>, iters: u
     kernel.repeat(block, iters);
 }
 
-/// `P * PAD` bytes of `nop`s, inline: they move every instruction after
-/// them, and so the loop.
+/// `nop`s to the next 64-byte boundary, then `P * PAD` bytes of `nop`s,
+/// inline: they move every instruction after them, and so the loop. (The
+/// boundary inside the function makes the assembler align the function's
+/// section, and so the function, to 64 bytes as well.)
 #[inline(always)]
 fn pad<const P: usize>() {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: one-byte `nop`s, which do nothing.
     unsafe {
         core::arch::asm!(
+            ".p2align 6",
             ".rept {n}", "nop", ".endr",
             n = const P * PAD,
             options(nomem, nostack, preserves_flags)
@@ -72,6 +84,7 @@ fn pad<const P: usize>() {
     // SAFETY: four-byte `nop`s, which do nothing.
     unsafe {
         core::arch::asm!(
+            ".p2align 6",
             ".rept {n}", "nop", ".endr",
             n = const P * PAD / 4,
             options(nomem, nostack, preserves_flags)
