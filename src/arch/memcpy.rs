@@ -104,21 +104,27 @@ pub(crate) unsafe fn copy_short(dst: *mut u8, src: *const u8, len: usize) {
     // four of 4: with the destination 1 byte past the source in the page,
     // the four loads waited on the last copy's four stores (4K aliasing),
     // and 8 and 16-byte copies ran at 1.36-1.58× and 1.44-1.68×
-    // `copy_from_slice`, with the two at 2.00-2.37× and 2.02-2.37×; random
-    // lengths of 0-64 bytes at 2.03-2.25× before and 2.05-2.20× after, with
-    // `len >= 8` the first test, which the longer copies take too (after
-    // the test for 17-64 bytes, 1.79-1.90×; AMD EPYC Zen 5, BENCHMARKS.md,
-    // "Short copies: two moves of 8 bytes").
+    // `copy_from_slice`, with the two at 2.00-2.37× and 2.02-2.37× (AMD
+    // EPYC Zen 5, BENCHMARKS.md, "Short copies: two moves of 8 bytes").
+    //
+    // 17-64 bytes are tested first: behind a test `len >= 8` that the
+    // shorter lengths of the same call site also take, both ways, 32 and
+    // 64-byte copies ran at 1.20-1.26× `copy_from_slice`, behind the one
+    // test at 1.50-1.53×; random lengths of 0-64 bytes at 1.97-2.22× and
+    // 1.87-1.99×, 1-byte copies at 1.60-2.55× and 1.52-2.29× (`fastpath
+    // bench copy`, two runs of each in both regimes, Zen 5; BENCHMARKS.md,
+    // "Short copies: 17-64 bytes tested first"). 0-16 bytes then split at
+    // 4, so that 1-3 bytes take three tests, not four.
     unsafe {
-        if len >= 8 {
-            if len > 16 {
-                let d = usize::from(len >= 32) * 16;
-                move_all::<16, 4>(dst, src, [0, d, len - 16 - d, len - 16]);
-            } else {
-                move_all::<8, 2>(dst, src, [0, len - 8]);
-            }
+        if len > 16 {
+            let d = usize::from(len >= 32) * 16;
+            move_all::<16, 4>(dst, src, [0, d, len - 16 - d, len - 16]);
         } else if len >= 4 {
-            move_all::<4, 2>(dst, src, [0, len - 4]);
+            if len >= 8 {
+                move_all::<8, 2>(dst, src, [0, len - 8]);
+            } else {
+                move_all::<4, 2>(dst, src, [0, len - 4]);
+            }
         } else if len > 0 {
             let (first, middle, last) = (
                 load::<1>(src, 0),
