@@ -117,7 +117,7 @@ impl InlinePath for Inline {
         // the masked store's page is checked first.
         unsafe {
             if len > 64 {
-                fill_vectors_asm(ptr, len, value);
+                fill_vectors_asm(ptr, len, crate::arch::generic::fill::splat_word(value));
             } else if in_one_page(ptr) {
                 fill_masked_compiled(ptr, len, value);
             } else {
@@ -181,6 +181,7 @@ fn own_stores_with(kernels: &Kernels) -> u8 {
 #[cfg(not(all(target_feature = "avx512f", target_feature = "avx512bw")))]
 mod masked {
     use super::{AVX2, Choose, ON, UNSELECTED, own_stores};
+    use crate::arch::generic::fill::splat_word;
     use crate::arch::x86_64::avx512::fill::{fill_masked_asm, fill_vectors_asm, in_one_page};
 
     /// Has `C` make the choice not made yet. Cold, so that the branches of
@@ -216,15 +217,15 @@ mod masked {
     #[inline(always)]
     unsafe fn fill_vectors_avx2_asm(ptr: *mut u8, len: usize, value: u8) {
         debug_assert!((65..=128).contains(&len));
-        // SAFETY: `vpbroadcastb` with a register source and `vmovdqu` of a
-        // `ymm` register (AVX2, AVX) exist on this CPU, as the caller
+        // SAFETY: `vmovq`, `vpbroadcastq` and `vmovdqu` of a `ymm` register
+        // (AVX2, AVX) exist on this CPU, as the caller
         // guarantees. With `64 < len <= 128`, the stores at 0 and 32 cover
         // `0..64`, those at `len - 64 >= 1` and `len - 32` cover
         // `len - 64..len`, so together `0..len`, and all stay inside it.
         unsafe {
             core::arch::asm!(
-                "vmovd xmm0, {value:e}",
-                "vpbroadcastb ymm0, xmm0",
+                "vmovq xmm0, {word}",
+                "vpbroadcastq ymm0, xmm0",
                 "vmovdqu ymmword ptr [{ptr}], ymm0",
                 "vmovdqu ymmword ptr [{ptr} + 32], ymm0",
                 "vmovdqu ymmword ptr [{end} - 64], ymm0",
@@ -232,7 +233,7 @@ mod masked {
                 "vzeroupper",
                 ptr = in(reg) ptr,
                 end = in(reg) ptr.wrapping_add(len),
-                value = in(reg) u32::from(value),
+                word = in(reg) splat_word(value),
                 clobber_abi("C"),
                 options(nostack, preserves_flags)
             );
@@ -257,7 +258,7 @@ mod masked {
             // SAFETY: `ON` means the CPU has AVX-512F, AVX-512BW and BMI2
             // (`own_stores_with`); the length and page were just checked,
             // the caller guarantees that the bytes are writable.
-            unsafe { fill_masked_asm(ptr, len, value) };
+            unsafe { fill_masked_asm(ptr, len, splat_word(value)) };
             return true;
         }
         if state == UNSELECTED {
@@ -281,7 +282,7 @@ mod masked {
             ON => {
                 // SAFETY: `ON` means the CPU has AVX-512F and AVX-512BW; the
                 // caller guarantees the length and the bytes.
-                unsafe { fill_vectors_asm(ptr, len, value) };
+                unsafe { fill_vectors_asm(ptr, len, splat_word(value)) };
                 true
             }
             AVX2 => {

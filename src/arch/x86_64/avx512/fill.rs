@@ -151,36 +151,37 @@ pub(crate) fn in_one_page(ptr: *const u8) -> bool {
     ptr as usize % PAGE <= PAGE - 64
 }
 
-/// Fills the `65..=128` bytes at `ptr` with `value` with two overlapping
-/// 64-byte stores, as inline assembly, as [`fill_masked_asm`] does for up to
-/// 64.
+/// Fills the `65..=128` bytes at `ptr` with the byte repeated in `word`
+/// with two overlapping 64-byte stores, as inline assembly, as
+/// [`fill_masked_asm`] does for up to 64.
 ///
 /// # Safety
 ///
 /// The CPU must support AVX-512F and AVX-512BW; `len` must be in
 /// `65..=128` and `ptr` valid for writes of `len` bytes.
 #[inline(always)]
-pub(crate) unsafe fn fill_vectors_asm(ptr: *mut u8, len: usize, value: u8) {
+pub(crate) unsafe fn fill_vectors_asm(ptr: *mut u8, len: usize, word: u64) {
     debug_assert!((65..=128).contains(&len));
-    // SAFETY: `vpbroadcastb` (AVX-512BW) and `vmovdqu64` (AVX-512F) exist
-    // on this CPU, as the caller guarantees. The stores start at 0 and
+    // SAFETY: `vpbroadcastq` and `vmovdqu64` (AVX-512F) exist on this CPU,
+    // as the caller guarantees. The stores start at 0 and
     // `len - 64`, so they cover `ptr..ptr + len` and stay inside it. Only
     // `zmm16` changes, declared.
     unsafe {
         core::arch::asm!(
-            "vpbroadcastb zmm16, {value:e}",
+            "vpbroadcastq zmm16, {word}",
             "vmovdqu64 zmmword ptr [{ptr}], zmm16",
             "vmovdqu64 zmmword ptr [{ptr} + {len} - 64], zmm16",
             ptr = in(reg) ptr,
             len = in(reg) len,
-            value = in(reg) u32::from(value),
+            word = in(reg) word,
             out("zmm16") _,
             options(nostack, preserves_flags)
         );
     }
 }
 
-/// Fills the `len <= 64` bytes at `ptr` with `value` with one masked
+/// Fills the `len <= 64` bytes at `ptr` with the byte repeated in `word`
+/// ([`splat_word`](crate::arch::generic::fill::splat_word)) with one masked
 /// 64-byte store, as inline assembly, so that it can be inlined into code
 /// compiled without AVX-512 (a `#[target_feature]` function cannot be).
 ///
@@ -188,28 +189,41 @@ pub(crate) unsafe fn fill_vectors_asm(ptr: *mut u8, len: usize, value: u8) {
 /// outside the state that `vzeroupper` manages, so writing them leaves no
 /// dirty upper halves behind for legacy SSE code to pay for.
 ///
+/// The vector is broadcast from the word, not from the byte: the words of
+/// the stores of 1-16 bytes that take no masked store (a fill across a
+/// page) need the word too, and with both live across a caller's loop, and
+/// the loop's call of the kernel for longer fills, the loop kept the byte
+/// on the stack and loaded it back before every store. In the processes
+/// where that slot of the stack lies at the page offset of the destination,
+/// the load waits for the store before it ("4K aliasing"): with the address
+/// space not randomized and the stack moved by 0-4080 bytes in steps of 16,
+/// 64-byte fills called as applications call ran at 1.09-1.21× glibc's
+/// `memset` at 25-28 of the 256 places, 1.85× at the others; from the word,
+/// 1.39-1.45× at 3-4 places (AMD Zen 5; BENCHMARKS.md, Zen 5, "Short
+/// fills: the stack and the destination").
+///
 /// # Safety
 ///
 /// The CPU must support AVX-512F, AVX-512BW and BMI2; `len` must be at most
 /// 64, `ptr` valid for writes of `len` bytes, and [`in_one_page`]`(ptr)`.
 #[cfg(not(all(target_feature = "avx512f", target_feature = "avx512bw")))]
 #[inline(always)]
-pub(crate) unsafe fn fill_masked_asm(ptr: *mut u8, len: usize, value: u8) {
+pub(crate) unsafe fn fill_masked_asm(ptr: *mut u8, len: usize, word: u64) {
     debug_assert!(len <= 64 && in_one_page(ptr));
-    // SAFETY: `vpbroadcastb` (AVX-512BW), `bzhi` (BMI2), `kmovq` and
+    // SAFETY: `vpbroadcastq` (AVX-512F), `bzhi` (BMI2), `kmovq` and
     // `vmovdqu8` (AVX-512BW) exist on this CPU, as the caller guarantees.
     // The mask has the low `len` bits set, so the store writes exactly the
     // `len` bytes at `ptr`; the masked-off bytes are in the same page. Only
     // the declared registers and the flags (not preserved) change.
     unsafe {
         core::arch::asm!(
-            "vpbroadcastb zmm16, {value:e}",
+            "vpbroadcastq zmm16, {word}",
             "bzhi {mask}, {ones}, {len}",
             "kmovq k1, {mask}",
             "vmovdqu8 zmmword ptr [{ptr}]{{k1}}, zmm16",
             ptr = in(reg) ptr,
             len = in(reg) len,
-            value = in(reg) u32::from(value),
+            word = in(reg) word,
             ones = in(reg) u64::MAX,
             mask = out(reg) _,
             out("zmm16") _,
