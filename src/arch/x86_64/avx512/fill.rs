@@ -197,10 +197,11 @@ pub(crate) unsafe fn fill_vectors_asm(ptr: *mut u8, len: usize, word: u64) {
 /// where that slot of the stack lies at the page offset of the destination,
 /// the load waits for the store before it ("4K aliasing"): with the address
 /// space not randomized and the stack moved by 0-4080 bytes in steps of 16,
-/// 64-byte fills called as applications call ran at 1.09-1.21× glibc's
-/// `memset` at 25-28 of the 256 places, 1.85× at the others; from the word,
-/// 1.39-1.45× at 3-4 places (AMD Zen 5; BENCHMARKS.md, Zen 5, "Short
-/// fills: the stack and the destination").
+/// 64-byte fills called as applications call ran below 0.85× their median
+/// of 1.85× glibc's `memset` (down to 1.09×) at 25-28 of the 256 places;
+/// from the word at 0-2 places (down to 1.22×), the median 1.87× (AMD
+/// Zen 5; BENCHMARKS.md, Zen 5, "Short fills: the stack and the
+/// destination").
 ///
 /// # Safety
 ///
