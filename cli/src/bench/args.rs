@@ -22,9 +22,9 @@ pub struct Args {
 
     /// After measuring, list every row where a fastpath entry point is
     /// slower than its baseline beyond noise (below 0.97× in each of up to
-    /// four measurements, then once more in a fresh process with the
-    /// address space not randomized), and exit with status 1 if there is
-    /// one.
+    /// four measurements, then in fresh processes with the address space
+    /// not randomized and the stack at two places), and exit with status 1
+    /// if there is one.
     #[arg(long)]
     pub check: bool,
 

@@ -8,10 +8,10 @@
 //! checksum, the copy against `copy_from_slice`, the fills against
 //! `slice::fill`. A row below [`FLOOR`] is measured again, alone with its
 //! primitive's implementations, after every primitive was measured, up to
-//! [`MEASUREMENTS`] times in all, then once more in a process of its own
-//! with the address space not randomized (`bench::in_a_fresh_process`);
-//! only a row below it every time is reported, with its ratio in each
-//! measurement.
+//! [`MEASUREMENTS`] times in all, then in processes of its own with the
+//! address space not randomized, the stack at two places
+//! ([`STACK_MOVES`], `bench::in_a_fresh_process`); only a row below it
+//! every time is reported, with its ratio in each measurement.
 
 use std::io::{self, Write};
 
@@ -29,6 +29,25 @@ pub const FLOOR: f64 = 0.97;
 /// spells, 7.7-9.7 and 6.3-6.6 in busy ones, in the same build), so a row
 /// is reported only if it fails in every one.
 pub const MEASUREMENTS: usize = 4;
+
+/// How far the stack is moved down in each process of its own that
+/// measures the failing rows again, in bytes: a row is reported only if it
+/// fails at both places. Where a short row's loop keeps a value on the
+/// stack, the slot it reloads from can share the page offset of the
+/// destination, and the load then waits for the store before it (4K
+/// aliasing): a slow row in every measurement of one process, and a
+/// different one in the next, as the stack moved. With the address space
+/// not randomized, one place of the stack would give the same verdict
+/// every time; at a second place, half a page and a line away, that slot
+/// no longer aliases. (AMD Zen 5: 64-byte fills of a loop that reloaded
+/// the fill's byte from the stack ran at 1.09-1.85× glibc's `memset` over
+/// 256 places of the stack; BENCHMARKS.md, Zen 5, "Short fills: the stack
+/// and the destination".)
+pub const STACK_MOVES: [usize; 2] = [0, 2048 + 64];
+
+/// The environment variable that moves the stack of a process of its own
+/// ([`STACK_MOVES`]); nothing reads it.
+pub const STACK_MOVE_VARIABLE: &str = "FASTPATH_BENCH_STACK_MOVE";
 
 /// The time budget of a measurement again, at most.
 pub const REMEASURE_BUDGET: std::time::Duration = std::time::Duration::from_secs(6);
